@@ -1,4 +1,8 @@
 // Package resource owns Paddock's resource model: resource names interned to
-// small indexes, quantities as fixed-size int64 vectors with allocation-free
-// arithmetic, and the parsing of YuniKorn quantity strings.
+// small indexes by a per-scheduler Registry, quantities as fixed-size int64
+// Vectors with allocation-free arithmetic, Quotas (per-type upper bounds where
+// an absent type is unlimited and 0 means unavailable), the share and score
+// functions queue, application and node sorting are built on, and the parsing
+// of YuniKorn quantity strings. It does not know the SI messages; conversion
+// to and from them lives in package siconv.
 package resource

@@ -1,0 +1,129 @@
+package resource
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FromMap converts named quantities to a vector, interning new names in
+// sorted order. A negative quantity is rejected, naming the resource, and so
+// is a map that would need more than MaxTypes types in total; on error the
+// registry is unchanged.
+func (r *Registry) FromMap(m map[string]int64) (Vector, error) {
+	q, err := r.QuotaFromMap(m)
+	return q.limit, err
+}
+
+// QuotaFromMap converts a max or guaranteed map to a quota: every name in
+// the map is limited, including those with 0 (which makes the type
+// unavailable); names absent from the map are unlimited. Errors are those of
+// FromMap.
+func (r *Registry) QuotaFromMap(m map[string]int64) (Quota, error) {
+	var q Quota
+	if err := r.internMap(m); err != nil {
+		return q, err
+	}
+	for n, x := range m {
+		i, _ := r.Index(n)
+		q = q.With(i, x)
+	}
+	return q, nil
+}
+
+// internMap checks the map's values and interns its names, all or nothing.
+// Names are interned in sorted order so index assignment is deterministic.
+func (r *Registry) internMap(m map[string]int64) error {
+	known := true
+	for n, x := range m {
+		if x < 0 || n == "" {
+			return firstBad(m)
+		}
+		if _, ok := r.Index(n); !ok {
+			known = false
+		}
+	}
+	if known {
+		return nil
+	}
+	return r.internAll(sortedKeys(m))
+}
+
+// firstBad reports the bad entry with the smallest name, so the message does
+// not depend on map iteration order.
+func firstBad(m map[string]int64) error {
+	for _, n := range sortedKeys(m) {
+		if n == "" {
+			return fmt.Errorf("resource name is empty")
+		}
+		if x := m[n]; x < 0 {
+			return fmt.Errorf("resource %q: quantity %d is negative", n, x)
+		}
+	}
+	return nil
+}
+
+// ToMap converts a vector to named quantities, omitting zero components.
+// Components at indexes nothing is interned at are omitted too.
+func (r *Registry) ToMap(v Vector) map[string]int64 {
+	t := r.table()
+	m := make(map[string]int64)
+	for i, x := range v {
+		if x != 0 && i < len(t) {
+			m[t[i]] = x
+		}
+	}
+	return m
+}
+
+// QuotaToMap converts a quota to named limits: every limited type is
+// present, with 0 for an unavailable type; unlimited types are absent.
+func (r *Registry) QuotaToMap(q Quota) map[string]int64 {
+	t := r.table()
+	m := make(map[string]int64)
+	for i, x := range q.limit {
+		if q.set.Has(Index(i)) && i < len(t) {
+			m[t[i]] = x
+		}
+	}
+	return m
+}
+
+// Format prints a vector's non-zero components by name in sorted order, e.g.
+// "{memory:1024 vcore:2000}", for logs and error messages.
+func (r *Registry) Format(v Vector) string {
+	return r.format(v, AllTypes, true)
+}
+
+// FormatQuota prints a quota's limited types by name in sorted order,
+// including limits of 0; an unlimited quota prints as "{}".
+func (r *Registry) FormatQuota(q Quota) string {
+	return r.format(q.limit, q.set, false)
+}
+
+func (r *Registry) format(v Vector, set Mask, skipZero bool) string {
+	t := r.table()
+	entries := make(map[string]int64, len(t))
+	for i, x := range v {
+		if !set.Has(Index(i)) || (skipZero && x == 0) {
+			continue
+		}
+		name := "#" + strconv.Itoa(i) // an index nothing is interned at
+		if i < len(t) {
+			name = t[i]
+		}
+		entries[name] = x
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for k, n := range sortedKeys(entries) {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(n)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(entries[n], 10))
+	}
+	b.WriteByte('}')
+	return b.String()
+}

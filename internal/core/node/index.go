@@ -1,0 +1,305 @@
+package node
+
+import (
+	"hash/fnv"
+	"math"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Policy is a node sort policy of the queues.yaml nodesortpolicy section.
+type Policy int
+
+const (
+	// Fair prefers the least loaded node.
+	Fair Policy = iota
+	// BinPacking prefers the most loaded node.
+	BinPacking
+)
+
+// Index keeps a partition's nodes ordered by the node sort policy (score,
+// then node ID) in a treap whose entries also carry the component-wise
+// maximum of the available resources of the eligible nodes below them. The
+// maximum prunes whole subtrees when looking for the first node an ask fits
+// on, so a lookup costs O(log n) in the usual case instead of a scan.
+//
+// Index is not safe for concurrent use; the engine goroutine owns it.
+type Index struct {
+	root    *tnode
+	n       int
+	policy  Policy
+	weights resource.Weights
+}
+
+type tnode struct {
+	node        *Node
+	key         float64
+	prio        uint64
+	avail       resource.Vector // node's own available, or ineligible
+	agg         resource.Vector // component-wise max of avail in the subtree
+	left, right *tnode
+}
+
+// ineligible is the available vector recorded for nodes that may not take
+// normal allocations: no positive ask fits it.
+var ineligible = func() resource.Vector {
+	var v resource.Vector
+	for i := range v {
+		v[i] = math.MinInt64
+	}
+	return v
+}()
+
+// NewIndex returns an empty index ordering nodes by policy with the given
+// resource weights.
+func NewIndex(p Policy, w resource.Weights) *Index {
+	return &Index{policy: p, weights: w}
+}
+
+// Len returns the number of indexed nodes.
+func (x *Index) Len() int { return x.n }
+
+// Policy returns the index's sort policy.
+func (x *Index) Policy() Policy { return x.policy }
+
+// Score is the node's usage score under the index's weights: 0 for an
+// empty node, 1 for a full one.
+func (x *Index) Score(n *Node) float64 {
+	return resource.WeightedShare(n.Used(), n.Capacity, &x.weights)
+}
+
+func (x *Index) sortKey(n *Node) float64 {
+	s := x.Score(n)
+	if math.IsNaN(s) {
+		s = 0
+	}
+	if x.policy == BinPacking {
+		return 1 - s
+	}
+	return s
+}
+
+// Add indexes n. Adding a node that is already indexed is a no-op.
+func (x *Index) Add(n *Node) {
+	if n.t != nil {
+		return
+	}
+	t := &tnode{node: n, prio: prio(n.ID)}
+	x.fill(t)
+	x.root = insert(x.root, t)
+	n.t = t
+	x.n++
+}
+
+// Remove drops n from the index. Removing an unindexed node is a no-op.
+func (x *Index) Remove(n *Node) {
+	if n.t == nil {
+		return
+	}
+	x.root = remove(x.root, n.t)
+	n.t = nil
+	x.n--
+}
+
+// Update re-positions n after its resources, schedulability or reservation
+// changed.
+func (x *Index) Update(n *Node) {
+	if n.t == nil {
+		return
+	}
+	t := n.t
+	x.root = remove(x.root, t)
+	x.fill(t)
+	t.left, t.right = nil, nil
+	x.root = insert(x.root, t)
+}
+
+// Reconfigure changes the policy and weights and re-orders every node.
+func (x *Index) Reconfigure(p Policy, w resource.Weights) {
+	if p == x.policy && w == x.weights {
+		return
+	}
+	x.policy, x.weights = p, w
+	var all []*Node
+	x.Ascend(func(n *Node) bool { all = append(all, n); return true })
+	x.root, x.n = nil, 0
+	for _, n := range all {
+		n.t = nil
+		x.Add(n)
+	}
+}
+
+func (x *Index) fill(t *tnode) {
+	t.key = x.sortKey(t.node)
+	if t.node.Eligible() {
+		t.avail = t.node.Available()
+	} else {
+		t.avail = ineligible
+	}
+	t.agg = t.avail
+}
+
+// First returns the first node in policy order that is eligible and whose
+// available resources fit ask, or nil.
+func (x *Index) First(ask resource.Vector) *Node {
+	t := first(x.root, &ask, nil)
+	if t == nil {
+		return nil
+	}
+	return t.node
+}
+
+// Next returns the first eligible node after prev in policy order on which
+// ask fits, or nil. It lets a caller that rejects a candidate (for example
+// after an RM predicate check) continue the search.
+func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
+	if prev == nil || prev.t == nil {
+		return x.First(ask)
+	}
+	t := first(x.root, &ask, prev.t)
+	if t == nil {
+		return nil
+	}
+	return t.node
+}
+
+// Ascend calls fn for every node in policy order until fn returns false.
+func (x *Index) Ascend(fn func(*Node) bool) {
+	ascend(x.root, fn)
+}
+
+func ascend(t *tnode, fn func(*Node) bool) bool {
+	if t == nil {
+		return true
+	}
+	return ascend(t.left, fn) && fn(t.node) && ascend(t.right, fn)
+}
+
+// less orders entries by key, then node ID.
+func less(a, b *tnode) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.node.ID < b.node.ID
+}
+
+// first finds the leftmost entry strictly after lo (nil: no bound) that is
+// eligible and fits ask.
+func first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
+	for t != nil {
+		if !ask.Fits(t.agg) {
+			return nil
+		}
+		if lo != nil && !less(lo, t) {
+			// t and its left subtree are not after lo.
+			t = t.right
+			continue
+		}
+		if r := first(t.left, ask, lo); r != nil {
+			return r
+		}
+		if ask.Fits(t.avail) {
+			return t
+		}
+		// everything left of t is done; the right subtree is after lo.
+		t, lo = t.right, nil
+	}
+	return nil
+}
+
+func (t *tnode) pull() {
+	a := t.avail
+	if t.left != nil {
+		a = a.Max(t.left.agg)
+	}
+	if t.right != nil {
+		a = a.Max(t.right.agg)
+	}
+	t.agg = a
+}
+
+func insert(root, t *tnode) *tnode {
+	if root == nil {
+		t.pull()
+		return t
+	}
+	if less(t, root) {
+		root.left = insert(root.left, t)
+		if root.left.prio > root.prio {
+			root = rotateRight(root)
+		}
+	} else {
+		root.right = insert(root.right, t)
+		if root.right.prio > root.prio {
+			root = rotateLeft(root)
+		}
+	}
+	root.pull()
+	return root
+}
+
+func remove(root, t *tnode) *tnode {
+	if root == nil {
+		return nil
+	}
+	switch {
+	case root == t:
+		return merge(root.left, root.right)
+	case less(t, root):
+		root.left = remove(root.left, t)
+	default:
+		root.right = remove(root.right, t)
+	}
+	root.pull()
+	return root
+}
+
+func merge(a, b *tnode) *tnode {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	if a.prio > b.prio {
+		a.right = merge(a.right, b)
+		a.pull()
+		return a
+	}
+	b.left = merge(a, b.left)
+	b.pull()
+	return b
+}
+
+func rotateRight(t *tnode) *tnode {
+	l := t.left
+	t.left = l.right
+	t.pull()
+	l.right = t
+	l.pull()
+	return l
+}
+
+func rotateLeft(t *tnode) *tnode {
+	r := t.right
+	t.right = r.left
+	t.pull()
+	r.left = t
+	r.pull()
+	return r
+}
+
+// prio derives the treap priority from the node ID, so the tree shape, like
+// everything else in the scheduler, is deterministic.
+func prio(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	v := h.Sum64()
+	// finalise (splitmix64) so similar IDs spread out
+	v ^= v >> 30
+	v *= 0xbf58476d1ce4e5b9
+	v ^= v >> 27
+	v *= 0x94d049bb133111eb
+	v ^= v >> 31
+	return v
+}

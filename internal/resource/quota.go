@@ -124,14 +124,16 @@ func (q Quota) Headroom(used Vector) Quota {
 func (q Quota) Min(r Quota) Quota {
 	out := Quota{set: q.set | r.set}
 	for i := range out.limit {
-		bit := Mask(1) << i
-		switch {
-		case q.set&r.set&bit != 0:
-			out.limit[i] = min(q.limit[i], r.limit[i])
-		case q.set&bit != 0:
-			out.limit[i] = q.limit[i]
-		case r.set&bit != 0:
-			out.limit[i] = r.limit[i]
+		// An unset side counts as +inf; a type set on neither side stays 0.
+		a, b := int64(math.MaxInt64), int64(math.MaxInt64)
+		if q.set&(1<<i) != 0 {
+			a = q.limit[i]
+		}
+		if r.set&(1<<i) != 0 {
+			b = r.limit[i]
+		}
+		if out.set&(1<<i) != 0 {
+			out.limit[i] = min(a, b)
 		}
 	}
 	return out

@@ -28,20 +28,24 @@ const (
 // Once interned, a name keeps its index for the life of the registry.
 type Registry struct {
 	mu    sync.Mutex
-	names atomic.Pointer[[]string]
+	names atomic.Pointer[[]string] // nil until the first Intern
 }
 
+// preinterned is the table of a registry nothing was interned in yet. It is
+// never modified: interning copies it.
+var preinterned = []string{VCore, Memory}
+
 // NewRegistry returns a registry with vcore at VCoreIndex and memory at
-// MemoryIndex.
+// MemoryIndex. The zero Registry is equally ready to use.
 func NewRegistry() *Registry {
-	r := &Registry{}
-	names := []string{VCore, Memory}
-	r.names.Store(&names)
-	return r
+	return &Registry{}
 }
 
 func (r *Registry) table() []string {
-	return *r.names.Load()
+	if t := r.names.Load(); t != nil {
+		return *t
+	}
+	return preinterned
 }
 
 // Len reports how many names are interned.

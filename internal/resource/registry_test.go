@@ -180,3 +180,16 @@ func TestRegistryConcurrentWriters(t *testing.T) {
 		t.Errorf("Len() = %d, want %d", r.Len(), 2+len(names))
 	}
 }
+
+func TestRegistryZeroValue(t *testing.T) {
+	var a, b Registry
+	if i, ok := a.Index(Memory); !ok || i != MemoryIndex {
+		t.Errorf("zero Registry: Index(memory) = %d, %v", i, ok)
+	}
+	if i, err := a.Intern("pods"); err != nil || i != 2 {
+		t.Errorf("zero Registry: Intern(pods) = %d, %v", i, err)
+	}
+	if b.Len() != 2 || b.Name(2) != "" {
+		t.Error("interning in one zero Registry changed another")
+	}
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Allocation is the scheduler's one object for asks and allocations, as in
+// the SI: without a node it is a pending ask, with a node it holds
+// resources there.
+type Allocation struct {
+	Key   string
+	AppID string
+	// NodeID is "" while the ask is pending.
+	NodeID    string
+	Res       resource.Vector
+	Priority  int32
+	Created   time.Time
+	Allocated time.Time
+	// Seq orders asks created at the same time by arrival.
+	Seq          uint64
+	Placeholder  bool
+	TaskGroup    string
+	RequiredNode string
+	Originator   bool
+	// PreemptSelf and PreemptOther are the ask's preemption policy.
+	PreemptSelf, PreemptOther bool
+	Tags                      map[string]string
+	// Released is set while a release initiated by the scheduler (placeholder
+	// replacement, preemption, timeout) waits for the RM's confirmation.
+	Released bool
+
+	class *class // the pending class while pending
+	gen   uint32 // incremented on every enqueue; stale class entries differ
+}
+
+// Pending reports whether the allocation is still an ask.
+func (a *Allocation) Pending() bool { return a.NodeID == "" }
+
+// classKey groups asks of one application that are interchangeable for
+// scheduling: when one fails to fit, all of its class fail the same way.
+type classKey struct {
+	res          resource.Vector
+	priority     int32
+	requiredNode string
+	taskGroup    string
+	placeholder  bool
+}
+
+func keyOf(a *Allocation) classKey {
+	return classKey{res: a.Res, priority: a.Priority, requiredNode: a.RequiredNode, taskGroup: a.TaskGroup, placeholder: a.Placeholder}
+}
+
+// class is the FIFO of an application's pending asks with one classKey,
+// ordered by creation time then arrival.
+type class struct {
+	key   classKey
+	asks  []entry
+	head  int
+	live  int
+	index int // position in the application's class heap, -1 when out
+}
+
+// entry is a class member; it is stale once the ask left the class (it was
+// removed, allocated, or moved to another class by an update).
+type entry struct {
+	a   *Allocation
+	gen uint32
+}
+
+func (c *class) current(e entry) bool { return e.a.class == c && e.a.gen == e.gen }
+
+// first returns the first live ask, dropping stale entries before it.
+func (c *class) first() *Allocation {
+	for c.head < len(c.asks) {
+		if e := c.asks[c.head]; c.current(e) {
+			return e.a
+		}
+		c.asks[c.head] = entry{}
+		c.head++
+	}
+	return nil
+}
+
+func (c *class) push(a *Allocation) {
+	a.gen++
+	a.class = c
+	e := entry{a: a, gen: a.gen}
+	// asks usually arrive in creation order; keep the FIFO sorted otherwise
+	i := len(c.asks)
+	for i > c.head && (!c.current(c.asks[i-1]) || askBefore(a, c.asks[i-1].a)) {
+		i--
+	}
+	c.asks = append(c.asks, entry{})
+	copy(c.asks[i+1:], c.asks[i:])
+	c.asks[i] = e
+	c.live++
+	if c.head > 64 && c.head*2 > len(c.asks) {
+		n := copy(c.asks, c.asks[c.head:])
+		clear(c.asks[n:])
+		c.asks = c.asks[:n]
+		c.head = 0
+	}
+}
+
+// askBefore orders asks by creation time, then arrival.
+func askBefore(a, b *Allocation) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.Before(b.Created)
+	}
+	return a.Seq < b.Seq
+}

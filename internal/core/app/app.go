@@ -1,0 +1,299 @@
+// Package app owns applications: their asks and allocations, the ordering
+// of pending asks, and the application state machine. It knows nothing of
+// queues or nodes; the partition ties them together.
+package app
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// App is one application of a partition.
+type App struct {
+	ID        string
+	QueuePath string
+	User      string
+	Groups    []string
+	Tags      map[string]string
+	// GangStyle and PlaceholderAsk describe a gang application.
+	PlaceholderAsk resource.Vector
+	GangStyle      string
+	// ExecutionTimeout is the placeholder timeout (0: default).
+	ExecutionTimeout time.Duration
+
+	State      State
+	StateLog   []StateChange
+	SubmitTime time.Time
+	StartTime  time.Time
+	FinishTime time.Time
+	// Message is the latest reason given with a state change.
+	Message string
+
+	// Allocated sums the resources of the app's allocations; Pending the
+	// resources of its pending asks.
+	Allocated resource.Vector
+	Pending   resource.Vector
+	// PlaceholderAllocated sums the allocated placeholders.
+	PlaceholderAllocated resource.Vector
+
+	// QueueIndex is the app's position in its leaf queue's ordering; the
+	// queue package owns it.
+	QueueIndex int
+
+	all       map[string]*Allocation
+	allocated int
+	pending   int
+	classes   map[classKey]*class
+	heap      classHeap
+	deferred  []*class
+	prio      map[int32]int
+	seq       uint64
+}
+
+// Create returns an application in state New.
+func Create(id, user string, groups []string, tags map[string]string, now time.Time) *App {
+	return &App{
+		ID:         id,
+		User:       user,
+		Groups:     groups,
+		Tags:       tags,
+		SubmitTime: now,
+		StateLog:   []StateChange{{Time: now, State: New}},
+		QueueIndex: -1,
+		all:        map[string]*Allocation{},
+		classes:    map[classKey]*class{},
+		prio:       map[int32]int{},
+	}
+}
+
+// Allocation returns the ask or allocation with the given key.
+func (a *App) Allocation(key string) (*Allocation, bool) {
+	x, ok := a.all[key]
+	return x, ok
+}
+
+// PendingCount is the number of pending asks; AllocatedCount the number of
+// allocations.
+func (a *App) PendingCount() int   { return a.pending }
+func (a *App) AllocatedCount() int { return a.allocated }
+
+// Each calls fn for every ask and allocation of the app, in no particular
+// order, until fn returns false.
+func (a *App) Each(fn func(*Allocation) bool) {
+	for _, x := range a.all {
+		if !fn(x) {
+			return
+		}
+	}
+}
+
+// Priority is the highest priority among the pending asks, or MinInt32.
+func (a *App) Priority() int32 {
+	p := int32(math.MinInt32)
+	for k := range a.prio {
+		p = max(p, k)
+	}
+	return p
+}
+
+func checkRes(key string, r resource.Vector) error {
+	if r.HasNegative() {
+		return fmt.Errorf("allocation %s: negative resource %v", key, r)
+	}
+	if !r.AnyPositive() {
+		return fmt.Errorf("allocation %s: empty resource", key)
+	}
+	return nil
+}
+
+// AddAsk adds a pending ask (x.NodeID must be ""). Duplicate keys and empty
+// or negative resources are rejected and change nothing.
+func (a *App) AddAsk(x *Allocation) error {
+	if x.NodeID != "" {
+		return fmt.Errorf("allocation %s: ask has a node", x.Key)
+	}
+	if _, dup := a.all[x.Key]; dup {
+		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
+	}
+	if err := checkRes(x.Key, x.Res); err != nil {
+		return err
+	}
+	x.AppID = a.ID
+	a.seq++
+	x.Seq = a.seq
+	if x.Created.Before(a.SubmitTime) && !x.Created.IsZero() {
+		a.SubmitTime = x.Created
+	}
+	a.all[x.Key] = x
+	a.enqueue(x)
+	return nil
+}
+
+func (a *App) enqueue(x *Allocation) {
+	k := keyOf(x)
+	c := a.classes[k]
+	if c == nil {
+		c = &class{key: k, index: -1}
+		a.classes[k] = c
+	}
+	wasEmpty := c.live == 0
+	var oldHead *Allocation
+	if !wasEmpty {
+		oldHead = c.first()
+	}
+	c.push(x)
+	switch {
+	case wasEmpty:
+		a.heap.push(c)
+	case c.index >= 0 && c.first() != oldHead:
+		a.heap.fix(c.index)
+	}
+	a.pending++
+	a.Pending.Inc(x.Res)
+	a.prio[x.Priority]++
+}
+
+// dequeue takes a pending ask out of its class.
+func (a *App) dequeue(x *Allocation) {
+	c := x.class
+	head := c.first() == x
+	x.class = nil // makes its entry stale
+	if head {
+		c.asks[c.head] = entry{}
+		c.head++
+	}
+	c.live--
+	if c.live == 0 {
+		a.heap.remove(c)
+		a.dropDeferred(c)
+		delete(a.classes, c.key)
+	} else if head && c.index >= 0 {
+		a.heap.fix(c.index)
+	}
+	a.pending--
+	a.Pending.Dec(x.Res)
+	if a.prio[x.Priority]--; a.prio[x.Priority] == 0 {
+		delete(a.prio, x.Priority)
+	}
+}
+
+func (a *App) dropDeferred(c *class) {
+	for i, d := range a.deferred {
+		if d == c {
+			a.deferred[i] = a.deferred[len(a.deferred)-1]
+			a.deferred = a.deferred[:len(a.deferred)-1]
+			return
+		}
+	}
+}
+
+// UpdateAsk changes the resources of a pending ask in place; for an
+// allocation it changes the allocated resources (in-place resize). It
+// returns the resource delta.
+func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error) {
+	x, ok := a.all[key]
+	if !ok {
+		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
+	}
+	if err := checkRes(key, res); err != nil {
+		return resource.Vector{}, err
+	}
+	delta := res.Sub(x.Res)
+	if x.Pending() {
+		a.dequeue(x)
+		x.Res = res
+		a.enqueue(x)
+		return delta, nil
+	}
+	x.Res = res
+	a.Allocated.Inc(delta)
+	if x.Placeholder {
+		a.PlaceholderAllocated.Inc(delta)
+	}
+	return delta, nil
+}
+
+// Remove drops an ask or allocation and returns it.
+func (a *App) Remove(key string) (*Allocation, bool) {
+	x, ok := a.all[key]
+	if !ok {
+		return nil, false
+	}
+	delete(a.all, key)
+	if x.Pending() {
+		a.dequeue(x)
+		return x, true
+	}
+	a.allocated--
+	a.Allocated.Dec(x.Res)
+	if x.Placeholder {
+		a.PlaceholderAllocated.Dec(x.Res)
+	}
+	return x, true
+}
+
+// AddAllocation adds an allocation that already has a node (recovery or an
+// RM-side binding).
+func (a *App) AddAllocation(x *Allocation) error {
+	if x.NodeID == "" {
+		return fmt.Errorf("allocation %s: no node", x.Key)
+	}
+	if _, dup := a.all[x.Key]; dup {
+		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
+	}
+	if err := checkRes(x.Key, x.Res); err != nil {
+		return err
+	}
+	x.AppID = a.ID
+	a.all[x.Key] = x
+	a.account(x)
+	return nil
+}
+
+func (a *App) account(x *Allocation) {
+	a.allocated++
+	a.Allocated.Inc(x.Res)
+	if x.Placeholder {
+		a.PlaceholderAllocated.Inc(x.Res)
+	}
+}
+
+// Allocate turns pending ask x into an allocation on node at time now.
+func (a *App) Allocate(x *Allocation, node string, now time.Time) {
+	a.dequeue(x)
+	x.NodeID = node
+	x.Allocated = now
+	a.account(x)
+}
+
+// Next returns the first pending ask of the first class not deferred in
+// this pass, or nil.
+func (a *App) Next() *Allocation {
+	if len(a.heap) == 0 {
+		return nil
+	}
+	return a.heap[0].first()
+}
+
+// Defer takes x's class out of consideration until EndPass: its asks
+// cannot be placed in this pass.
+func (a *App) Defer(x *Allocation) {
+	c := x.class
+	if c == nil || c.index < 0 {
+		return
+	}
+	a.heap.remove(c)
+	a.deferred = append(a.deferred, c)
+}
+
+// EndPass puts every deferred class back.
+func (a *App) EndPass() {
+	for _, c := range a.deferred {
+		a.heap.push(c)
+	}
+	clear(a.deferred)
+	a.deferred = a.deferred[:0]
+}

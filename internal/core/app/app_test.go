@@ -1,0 +1,246 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func vec(cpu, mem int64) resource.Vector {
+	var v resource.Vector
+	v[resource.VCoreIndex] = cpu
+	v[resource.MemoryIndex] = mem
+	return v
+}
+
+func ask(key string, prio int32, created int, res resource.Vector) *Allocation {
+	return &Allocation{Key: key, Priority: prio, Created: t0.Add(time.Duration(created) * time.Second), Res: res}
+}
+
+// drain allocates asks in the app's order and returns their keys.
+func drain(a *App) []string {
+	var out []string
+	for x := a.Next(); x != nil; x = a.Next() {
+		a.Allocate(x, "n1", t0)
+		out = append(out, x.Key)
+	}
+	return out
+}
+
+func TestAskOrderPriorityThenCreation(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for _, x := range []*Allocation{
+		ask("low-old", 0, 1, vec(1, 1)),
+		ask("high-new", 10, 5, vec(2, 2)),
+		ask("low-new", 0, 3, vec(1, 1)),
+		ask("high-old", 10, 2, vec(1, 1)),
+		ask("mid", 5, 0, vec(3, 3)),
+		ask("low-oldest", 0, 0, vec(4, 4)),
+	} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := a.Priority(); got != 10 {
+		t.Fatalf("Priority = %d, want 10", got)
+	}
+	want := []string{"high-old", "high-new", "mid", "low-oldest", "low-old", "low-new"}
+	if got := drain(a); !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+	if a.PendingCount() != 0 || a.AllocatedCount() != 6 || !a.Pending.IsZero() {
+		t.Fatalf("pending %d %v allocated %d", a.PendingCount(), a.Pending, a.AllocatedCount())
+	}
+	if got := a.Priority(); got != math.MinInt32 {
+		t.Fatalf("Priority with nothing pending = %d", got)
+	}
+	if want := vec(12, 12); a.Allocated != want {
+		t.Fatalf("Allocated = %v, want %v", a.Allocated, want)
+	}
+}
+
+func TestSameCreationTimeKeepsArrivalOrder(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for i := range 5 {
+		// alternate shapes so the asks land in two classes
+		if err := a.AddAsk(ask(fmt.Sprint(i), 0, 0, vec(int64(1+i%2), 1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := drain(a); !slices.Equal(got, []string{"0", "1", "2", "3", "4"}) {
+		t.Fatalf("order %v", got)
+	}
+}
+
+func TestBadAsksRejectedWithoutChange(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	if err := a.AddAsk(ask("a", 0, 0, vec(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range map[string]*Allocation{
+		"duplicate": ask("a", 0, 0, vec(1, 1)),
+		"empty":     ask("b", 0, 0, resource.Vector{}),
+		"negative":  ask("c", 0, 0, vec(-1, 5)),
+		"has node":  {Key: "d", NodeID: "n1", Res: vec(1, 1)},
+	} {
+		if err := a.AddAsk(x); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if a.PendingCount() != 1 || a.Pending != vec(1, 1) {
+		t.Fatalf("state changed: %d pending, %v", a.PendingCount(), a.Pending)
+	}
+	if _, err := a.UpdateAsk("a", vec(0, 0)); err == nil {
+		t.Fatal("update to empty accepted")
+	}
+	if _, err := a.UpdateAsk("zz", vec(1, 1)); err == nil {
+		t.Fatal("update of unknown key accepted")
+	}
+}
+
+func TestDeferAndEndPass(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	a.AddAsk(ask("big1", 5, 0, vec(100, 100)))
+	a.AddAsk(ask("big2", 5, 1, vec(100, 100)))
+	a.AddAsk(ask("small", 0, 2, vec(1, 1)))
+	x := a.Next()
+	if x.Key != "big1" {
+		t.Fatalf("Next = %s", x.Key)
+	}
+	a.Defer(x) // the big class does not fit this pass
+	if x := a.Next(); x == nil || x.Key != "small" {
+		t.Fatalf("after defer Next = %v, want small", x)
+	}
+	a.Allocate(a.Next(), "n", t0)
+	if x := a.Next(); x != nil {
+		t.Fatalf("Next = %s, want nil (big class deferred)", x.Key)
+	}
+	a.EndPass()
+	if x := a.Next(); x == nil || x.Key != "big1" {
+		t.Fatalf("after EndPass Next = %v, want big1", x)
+	}
+}
+
+func TestRemoveAndUpdateKeepAccounting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	a := Create("app", "u", nil, nil, t0)
+	live := map[string]*Allocation{}
+	for i := range 2000 {
+		switch op := rng.IntN(6); {
+		case op < 3:
+			x := ask(fmt.Sprint("k", i), int32(rng.IntN(3)), rng.IntN(50), vec(int64(1+rng.IntN(3)), 1))
+			if err := a.AddAsk(x); err != nil {
+				t.Fatal(err)
+			}
+			live[x.Key] = x
+		case op == 3:
+			if x := a.Next(); x != nil {
+				a.Allocate(x, "n", t0)
+			}
+		case op == 4:
+			for k := range live {
+				a.Remove(k)
+				delete(live, k)
+				break
+			}
+		default:
+			for k := range live {
+				if _, err := a.UpdateAsk(k, vec(int64(1+rng.IntN(3)), 2)); err != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+		}
+		var pend, alloc resource.Vector
+		np, na := 0, 0
+		for _, x := range live {
+			if x.Pending() {
+				pend = pend.Add(x.Res)
+				np++
+			} else {
+				alloc = alloc.Add(x.Res)
+				na++
+			}
+		}
+		if pend != a.Pending || alloc != a.Allocated || np != a.PendingCount() || na != a.AllocatedCount() {
+			t.Fatalf("step %d: app says pending %v/%d allocated %v/%d, recomputed %v/%d %v/%d",
+				i, a.Pending, a.PendingCount(), a.Allocated, a.AllocatedCount(), pend, np, alloc, na)
+		}
+	}
+	// whatever is left comes out in priority, then creation order
+	var last *Allocation
+	for x := a.Next(); x != nil; x = a.Next() {
+		if last != nil && (x.Priority > last.Priority || x.Priority == last.Priority && askBefore(x, last)) {
+			t.Fatalf("%s (p%d %v) after %s (p%d %v)", x.Key, x.Priority, x.Created, last.Key, last.Priority, last.Created)
+		}
+		a.Allocate(x, "n", t0)
+		last = x
+	}
+}
+
+func TestStateMachine(t *testing.T) {
+	cases := []struct {
+		from State
+		ev   Event
+		to   State
+		ok   bool
+	}{
+		{New, RejectEvent, Rejected, true},
+		{New, RunEvent, Accepted, true},
+		{Resuming, RunEvent, Accepted, true},
+		{Accepted, RunEvent, Running, true},
+		{Completing, RunEvent, Running, true},
+		{Accepted, CompleteEvent, Completing, true},
+		{Running, CompleteEvent, Completing, true},
+		{Completing, CompleteEvent, Completed, true},
+		{Running, FailEvent, Failing, true},
+		{Failing, FailEvent, Failed, true},
+		{Accepted, ResumeEvent, Resuming, true},
+		{Completed, ExpireEvent, Expired, true},
+		{Rejected, ExpireEvent, Expired, true},
+		{Running, RejectEvent, Running, false},
+		{Completed, RunEvent, Completed, false},
+		{Running, ResumeEvent, Running, false},
+		{New, CompleteEvent, New, false},
+		{Running, ExpireEvent, Running, false},
+	}
+	for _, c := range cases {
+		a := Create("a", "u", nil, nil, t0)
+		a.State = c.from
+		changed, err := a.Fire(c.ev, t0.Add(time.Second))
+		if (err == nil) != c.ok || a.State != c.to {
+			t.Errorf("%s --%s--> %s err=%v, want %s ok=%v", c.from, c.ev, a.State, err, c.to, c.ok)
+		}
+		if c.ok && !changed {
+			t.Errorf("%s --%s--> not reported as a change", c.from, c.ev)
+		}
+	}
+	a := Create("a", "u", nil, nil, t0)
+	a.Fire(RunEvent, t0.Add(time.Second))
+	a.Fire(RunEvent, t0.Add(2*time.Second))
+	if changed, _ := a.Fire(RunEvent, t0.Add(3*time.Second)); changed {
+		t.Fatal("Running -> Running reported as a change")
+	}
+	if !a.StartTime.Equal(t0.Add(2*time.Second)) || len(a.StateLog) != 3 {
+		t.Fatalf("start %v log %v", a.StartTime, a.StateLog)
+	}
+}
+
+func BenchmarkNextAllocate(b *testing.B) {
+	a := Create("app", "u", nil, nil, t0)
+	for i := range b.N {
+		a.AddAsk(ask(fmt.Sprint(i), 0, i, vec(1000, 1<<30)))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		a.Allocate(a.Next(), "n", t0)
+	}
+}

@@ -28,14 +28,18 @@ esac
 die() { echo "gen-si.sh: $*" >&2; exit 1; }
 
 # --- protoc ---------------------------------------------------------------
-descriptor_found() {
-  local bin inc
+# wkt_include prints the directory holding google/protobuf/descriptor.proto:
+# protoc's own include directory, else /usr/include.
+wkt_include() {
+  local bin dir
   bin=$(command -v protoc) || return 1
-  inc="$(dirname "$bin")/../include"
-  [ -f "$inc/google/protobuf/descriptor.proto" ] || [ -f /usr/include/google/protobuf/descriptor.proto ]
+  for dir in "$(dirname "$bin")/../include" /usr/include; do
+    if [ -f "$dir/google/protobuf/descriptor.proto" ]; then echo "$dir"; return 0; fi
+  done
+  return 1
 }
 
-if ! command -v protoc >/dev/null 2>&1 || ! descriptor_found; then
+if ! command -v protoc >/dev/null 2>&1 || ! wkt_include >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "gen-si.sh: installing protoc (apt-get install protobuf-compiler libprotobuf-dev)" >&2
     apt-get update -qq >/dev/null
@@ -44,7 +48,7 @@ if ! command -v protoc >/dev/null 2>&1 || ! descriptor_found; then
 fi
 command -v protoc >/dev/null 2>&1 ||
   die "protoc not found: install protoc ${PROTOC_VERSION} (Debian: apt-get install protobuf-compiler libprotobuf-dev)"
-descriptor_found ||
+wkt=$(wkt_include) ||
   die "google/protobuf/descriptor.proto not found next to protoc or in /usr/include (Debian: apt-get install libprotobuf-dev)"
 
 have=$(protoc --version | awk '{print $2}')
@@ -66,7 +70,7 @@ fi
 
 # --- generate -------------------------------------------------------------
 generate() { # $1: output directory
-  PATH="$gobin:$PATH" protoc -I si \
+  PATH="$gobin:$PATH" protoc -I si -I "$wkt" \
     --go_out="$1" --go_opt=paths=source_relative \
     --go-grpc_out="$1" --go-grpc_opt=paths=source_relative \
     si/si.proto

@@ -96,6 +96,9 @@ func (f *filler) scalar(fd protoreflect.FieldDescriptor) protoreflect.Value {
 		return protoreflect.ValueOfBool(true)
 	case protoreflect.EnumKind:
 		vals := fd.Enum().Values()
+		if vals.Len() < 2 {
+			panic(fmt.Sprintf("filler: enum %s has no non-zero value", fd.Enum().FullName()))
+		}
 		// Cycle through the non-zero values (index 0 is the zero value in proto3).
 		return protoreflect.ValueOfEnum(vals.Get(1 + int(n)%(vals.Len()-1)).Number())
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:

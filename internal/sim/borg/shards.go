@@ -1,0 +1,99 @@
+package borg
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// Table names.
+const (
+	Table2011Machines = "machine_events"
+	Table2011Jobs     = "job_events"
+	Table2011Tasks    = "task_events"
+	Table2019Machines = "machine_events"
+	Table2019Jobs     = "collection_events"
+	Table2019Tasks    = "instance_events"
+)
+
+var shard2011 = regexp.MustCompile(`^part-([0-9]+)-of-([0-9]+)\.csv(\.gz)?$`)
+
+type shard struct {
+	num  int64
+	path string
+}
+
+// shardFiles lists the files of dir whose names match re, ordered by the
+// number in re's first group. Two files with the same number are an error.
+func shardFiles(dir string, re *regexp.Regexp) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("borg: %w", err)
+	}
+	var found []shard
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		m := re.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("borg: shard number of %s: %w", filepath.Join(dir, e.Name()), err)
+		}
+		found = append(found, shard{num: n, path: filepath.Join(dir, e.Name())})
+	}
+	slices.SortFunc(found, func(a, b shard) int {
+		return cmp.Or(cmp.Compare(a.num, b.num), cmp.Compare(a.path, b.path))
+	})
+	files := make([]string, len(found))
+	for i, s := range found {
+		if i > 0 && found[i-1].num == s.num {
+			return nil, fmt.Errorf("borg: duplicate shard %d in %s: %s and %s", s.num, dir,
+				filepath.Base(found[i-1].path), filepath.Base(s.path))
+		}
+		files[i] = s.path
+	}
+	return files, nil
+}
+
+// shards2011 lists the part-NNNNN-of-NNNNN.csv[.gz] shards of a 2011 table directory.
+func shards2011(dir string) ([]string, error) {
+	files, err := shardFiles(dir, shard2011)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("borg: no part-NNNNN-of-NNNNN.csv[.gz] shards in %s", dir)
+	}
+	return files, nil
+}
+
+// shards2019 lists the {table}-NNNNNNNNNNNN.json[.gz] shards of a 2019
+// table, in dir itself or else in dir/{table}/.
+func shards2019(dir, table string) ([]string, error) {
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(table) + `-([0-9]+)\.json(\.gz)?$`)
+	files, err := shardFiles(dir, re)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) > 0 {
+		return files, nil
+	}
+	sub := filepath.Join(dir, table)
+	if st, err := os.Stat(sub); err == nil && st.IsDir() {
+		if files, err = shardFiles(sub, re); err != nil {
+			return nil, err
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("borg: no %s-NNNNNNNNNNNN.json[.gz] shards in %s", table, dir)
+	}
+	return files, nil
+}

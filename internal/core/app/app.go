@@ -39,9 +39,13 @@ type App struct {
 	// PlaceholderAllocated sums the allocated placeholders.
 	PlaceholderAllocated resource.Vector
 
-	// QueueIndex is the app's position in its leaf queue's ordering; the
-	// queue package owns it.
+	// QueueIndex is the app's position in its leaf queue's ordering and
+	// SortShare its fair-share sort key there; the queue package owns both.
 	QueueIndex int
+	SortShare  float64
+	// Deferred is set while the scheduling pass skips the app; the queue
+	// package owns it.
+	Deferred bool
 
 	all       map[string]*Allocation
 	allocated int
@@ -50,6 +54,7 @@ type App struct {
 	heap      classHeap
 	deferred  []*class
 	prio      map[int32]int
+	maxPrio   int32
 	seq       uint64
 }
 
@@ -66,6 +71,7 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		all:        map[string]*Allocation{},
 		classes:    map[classKey]*class{},
 		prio:       map[int32]int{},
+		maxPrio:    math.MinInt32,
 	}
 }
 
@@ -91,13 +97,7 @@ func (a *App) Each(fn func(*Allocation) bool) {
 }
 
 // Priority is the highest priority among the pending asks, or MinInt32.
-func (a *App) Priority() int32 {
-	p := int32(math.MinInt32)
-	for k := range a.prio {
-		p = max(p, k)
-	}
-	return p
-}
+func (a *App) Priority() int32 { return a.maxPrio }
 
 func checkRes(key string, r resource.Vector) error {
 	if r.HasNegative() {
@@ -154,6 +154,7 @@ func (a *App) enqueue(x *Allocation) {
 	a.pending++
 	a.Pending.Inc(x.Res)
 	a.prio[x.Priority]++
+	a.maxPrio = max(a.maxPrio, x.Priority)
 }
 
 // dequeue takes a pending ask out of its class.
@@ -177,6 +178,12 @@ func (a *App) dequeue(x *Allocation) {
 	a.Pending.Dec(x.Res)
 	if a.prio[x.Priority]--; a.prio[x.Priority] == 0 {
 		delete(a.prio, x.Priority)
+		if x.Priority == a.maxPrio {
+			a.maxPrio = math.MinInt32
+			for p := range a.prio {
+				a.maxPrio = max(a.maxPrio, p)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,172 @@
+package queue
+
+import (
+	"math"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Apply records a change of application a in leaf: its allocated and
+// pending resources moved by dAlloc and dPend, and n asks of priority p
+// were added (n > 0) or left the pending set (n < 0). It keeps the roll-ups
+// on the whole path, the queue priorities and both orderings up to date.
+// The application's own state must already reflect the change.
+func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n int) {
+	for x := leaf; x != nil; x = x.Parent {
+		x.Allocated.Inc(dAlloc)
+		x.Pending.Inc(dPend)
+		x.pendingAsks += n
+	}
+	if n != 0 {
+		leaf.count(p, n)
+	}
+	leaf.placeApp(a)
+	leaf.refreshPath()
+}
+
+// count adds n to the number of pending entries at priority p.
+func (q *Queue) count(p int32, n int) {
+	c := q.prios[p] + n
+	if c <= 0 {
+		delete(q.prios, p)
+	} else {
+		q.prios[p] = c
+	}
+}
+
+const minPrio = math.MinInt32
+
+func maxKey(m map[int32]int) int32 {
+	p := int32(math.MinInt32)
+	for k := range m {
+		p = max(p, k)
+	}
+	return p
+}
+
+// placeApp re-keys a in the leaf's ordering and fixes its membership:
+// applications with pending asks that are not skipped in this pass.
+func (leaf *Queue) placeApp(a *app.App) {
+	if leaf.runnable.fair {
+		a.SortShare = resource.FairShare(a.Allocated, leaf.Guaranteed, leaf.fairMax)
+	}
+	want := a.PendingCount() > 0 && !a.Deferred
+	switch {
+	case want && a.QueueIndex >= 0:
+		leaf.runnable.fix(a.QueueIndex)
+	case want:
+		leaf.runnable.push(a)
+	case a.QueueIndex >= 0:
+		leaf.runnable.remove(a)
+	}
+}
+
+// refreshPath recomputes priority and share from q up to the root and
+// fixes each queue's position in its parent's ordering.
+func (q *Queue) refreshPath() {
+	for x := q; x != nil; x = x.Parent {
+		old := x.prio
+		x.prio = x.priorityAfterPolicy(maxKey(x.prios))
+		x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
+		p := x.Parent
+		if p == nil {
+			return
+		}
+		if old != x.prio {
+			if old != math.MinInt32 {
+				p.count(old, -1)
+			}
+			if x.prio != math.MinInt32 {
+				p.count(x.prio, 1)
+			}
+		}
+		want := x.pendingAsks > 0 && !x.deferred
+		switch {
+		case want && x.index >= 0:
+			p.kids.fix(x.index)
+		case want:
+			p.kids.push(x)
+		case x.index >= 0:
+			p.kids.remove(x)
+		}
+	}
+}
+
+// PendingAsks is the number of pending asks in the queue and below.
+func (q *Queue) PendingAsks() int { return q.pendingAsks }
+
+// TopChild returns the child the scheduling pass should visit next, or nil.
+func (q *Queue) TopChild() *Queue {
+	if len(q.kids.q) == 0 {
+		return nil
+	}
+	return q.kids.q[0]
+}
+
+// TopApp returns the leaf's application the pass should visit next, or nil.
+func (q *Queue) TopApp() *app.App {
+	if len(q.runnable.a) == 0 {
+		return nil
+	}
+	return q.runnable.a[0]
+}
+
+// Skip takes q out of its parent's ordering for the rest of the pass.
+func (t *Tree) Skip(q *Queue) {
+	p := q.Parent
+	if p == nil || q.deferred {
+		return
+	}
+	q.deferred = true
+	p.kids.remove(q)
+	if len(p.skipped) == 0 && len(p.skippedA) == 0 {
+		t.touched = append(t.touched, p)
+	}
+	p.skipped = append(p.skipped, q)
+}
+
+// SkipApp takes a out of leaf's ordering for the rest of the pass.
+func (t *Tree) SkipApp(leaf *Queue, a *app.App) {
+	if a.Deferred {
+		return
+	}
+	a.Deferred = true
+	leaf.runnable.remove(a)
+	if len(leaf.skipped) == 0 && len(leaf.skippedA) == 0 {
+		t.touched = append(t.touched, leaf)
+	}
+	leaf.skippedA = append(leaf.skippedA, a)
+}
+
+// EndPass returns every skipped queue and application to its ordering.
+func (t *Tree) EndPass() {
+	for _, q := range t.touched {
+		for _, a := range q.skippedA {
+			a.Deferred = false
+			if q.apps[a.ID] == a {
+				q.placeApp(a)
+			}
+		}
+		clear(q.skippedA)
+		q.skippedA = q.skippedA[:0]
+		for _, c := range q.skipped {
+			c.deferred = false
+			if c.Parent == q && q.children[c.Name] == c {
+				c.refreshPath()
+			}
+		}
+		clear(q.skipped)
+		q.skipped = q.skipped[:0]
+	}
+	clear(t.touched)
+	t.touched = t.touched[:0]
+}
+
+// applyProps configures the orderings from the queue's properties.
+func (q *Queue) applyProps(p config.Properties) {
+	q.Props = p
+	q.kids.byPriority = p.SortPriority
+	q.runnable.configure(p)
+}

@@ -94,6 +94,8 @@ func decode(data []byte) (*SchedulerConfig, []Problem) {
 	return conf, nil
 }
 
+var lineRegexp = regexp.MustCompile(`^line (\d+): (.*)$`)
+
 var unknownFieldRegexp = regexp.MustCompile(`^line (\d+): field (.*) not found in type (\S+)$`)
 
 func decodeProblems(err error) []Problem {
@@ -107,6 +109,11 @@ func decodeProblems(err error) []Problem {
 			what, valid := describeType(m[3])
 			line, _ := strconv.Atoi(m[1])
 			out = append(out, Problem{Line: line, Key: m[2], Message: fmt.Sprintf("unknown key in %s (valid keys: %s)", what, valid)})
+			continue
+		}
+		if m := lineRegexp.FindStringSubmatch(e); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			out = append(out, Problem{Line: line, Message: friendlyTypes(m[2])})
 			continue
 		}
 		out = append(out, Problem{Message: friendlyTypes(e)})

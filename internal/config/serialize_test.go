@@ -45,7 +45,9 @@ func TestYAMLRoundTrip(t *testing.T) {
 	}
 	again := mustParse(t, string(out))
 	ignore := cmpopts.IgnoreFields(SchedulerConfig{}, "Checksum")
-	if d := cmp.Diff(c, again, ignore, cmp.Comparer(func(a, b ACL) bool { return cmp.Equal(a.Users(), b.Users()) && cmp.Equal(a.Groups(), b.Groups()) && a.all == b.all })); d != "" {
+	if d := cmp.Diff(c, again, ignore, cmp.Comparer(func(a, b ACL) bool {
+		return cmp.Equal(a.Users(), b.Users()) && cmp.Equal(a.Groups(), b.Groups()) && a.all == b.all
+	})); d != "" {
 		t.Errorf("re-parsed config differs (-first +second):\n%s", d)
 	}
 }

@@ -70,7 +70,8 @@ func (h *head[T]) fill(w Window) error {
 			h.done = true
 			break
 		}
-		ev, err := h.r.Next()
+		var err error
+		h.ev, err = h.r.Next()
 		if err == io.EOF {
 			h.done = true
 			break
@@ -78,7 +79,7 @@ func (h *head[T]) fill(w Window) error {
 		if err != nil {
 			return err
 		}
-		t := h.time(&ev)
+		t := h.time(&h.ev)
 		if t < w.Start {
 			continue
 		}
@@ -86,7 +87,7 @@ func (h *head[T]) fill(w Window) error {
 			h.done = true
 			break
 		}
-		h.ev, h.t, h.ok = ev, t, true
+		h.t, h.ok = t, true
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ type tableReader[T any] struct {
 	lines *shardLines
 	dec   decoder[T]
 	stats TableStats
+	ev    T     // decoding target, kept here so it does not escape per event
 	err   error // sticky: io.EOF or the first read error
 }
 
@@ -29,9 +30,9 @@ func newTableReader[T any](table string, files []string, dec decoder[T]) tableRe
 // be read (a missing file, a corrupt gzip stream); errors are sticky.
 // Malformed rows are counted in Stats and skipped.
 func (r *tableReader[T]) Next() (T, error) {
-	var ev T
+	var zero T
 	if r.err != nil {
-		return ev, r.err
+		return zero, r.err
 	}
 	for {
 		line, err := r.lines.line()
@@ -41,19 +42,19 @@ func (r *tableReader[T]) Next() (T, error) {
 		}
 		if err != nil {
 			r.err = err
-			return ev, err
+			return zero, err
 		}
 		if isBlank(line) {
 			continue
 		}
-		t, err := r.dec.decode(line, &ev)
+		r.ev = zero
+		t, err := r.dec.decode(line, &r.ev)
 		if err != nil {
 			r.stats.malformed(r.lines.file, r.lines.lineNo, err.Error())
-			ev = *new(T)
 			continue
 		}
 		r.stats.accepted(t)
-		return ev, nil
+		return r.ev, nil
 	}
 }
 

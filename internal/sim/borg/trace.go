@@ -59,14 +59,10 @@ func Open(dir string) (*Trace, error) {
 	}
 	is2011, is2019 := false, false
 	for _, table := range []string{Table2011Machines, Table2011Jobs, Table2011Tasks} {
-		if files, err := shardFiles(filepath.Join(dir, table), shard2011); err == nil && len(files) > 0 {
-			is2011 = true
-		}
+		is2011 = is2011 || hasMatch(filepath.Join(dir, table), shard2011)
 	}
 	for _, sub := range []string{"", Table2019Machines, Table2019Jobs, Table2019Tasks} {
-		if files, err := shardFiles(filepath.Join(dir, sub), shard2019Any); err == nil && len(files) > 0 {
-			is2019 = true
-		}
+		is2019 = is2019 || hasMatch(filepath.Join(dir, sub), shard2019Any)
 	}
 	switch {
 	case is2011 && is2019:
@@ -77,6 +73,20 @@ func Open(dir string) (*Trace, error) {
 		return &Trace{dir: dir, format: Format2019}, nil
 	}
 	return nil, fmt.Errorf("borg: no 2011 or 2019 trace tables in %s", dir)
+}
+
+// hasMatch reports whether dir holds a file whose name matches re.
+func hasMatch(dir string, re *regexp.Regexp) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && re.MatchString(e.Name()) {
+			return true
+		}
+	}
+	return false
 }
 
 // Machines opens the machine_events table.

@@ -43,6 +43,9 @@ func TestYAMLRoundTrip(t *testing.T) {
 			t.Errorf("YAML lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(string(out), "childtemplate: {}") {
+		t.Errorf("empty child templates serialised:\n%s", out)
+	}
 	again := mustParse(t, string(out))
 	ignore := cmpopts.IgnoreFields(SchedulerConfig{}, "Checksum")
 	if d := cmp.Diff(c, again, ignore, cmp.Comparer(func(a, b ACL) bool {

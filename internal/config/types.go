@@ -70,12 +70,12 @@ type UserGroupResolverConfig struct {
 type QueueConfig struct {
 	Name            string            `yaml:"name" json:"Name"`
 	Parent          bool              `yaml:"parent,omitempty" json:"Parent,omitempty"`
-	Resources       Resources         `yaml:"resources,omitempty" json:"Resources,omitempty"`
+	Resources       Resources         `yaml:"resources,omitempty" json:"Resources,omitzero"`
 	MaxApplications uint64            `yaml:"maxapplications,omitempty" json:"MaxApplications,omitempty"`
 	Properties      map[string]string `yaml:"properties,omitempty" json:"Properties,omitempty"`
 	AdminACL        string            `yaml:"adminacl,omitempty" json:"AdminACL,omitempty"`
 	SubmitACL       string            `yaml:"submitacl,omitempty" json:"SubmitACL,omitempty"`
-	ChildTemplate   ChildTemplate     `yaml:"childtemplate,omitempty" json:"ChildTemplate,omitempty"`
+	ChildTemplate   ChildTemplate     `yaml:"childtemplate,omitempty" json:"ChildTemplate,omitzero"`
 	Queues          []QueueConfig     `yaml:"queues,omitempty" json:"Queues,omitempty"`
 	Limits          []Limit           `yaml:"limits,omitempty" json:"Limits,omitempty"`
 
@@ -116,7 +116,7 @@ type Resources struct {
 type ChildTemplate struct {
 	MaxApplications uint64            `yaml:"maxapplications,omitempty" json:"MaxApplications,omitempty"`
 	Properties      map[string]string `yaml:"properties,omitempty" json:"Properties,omitempty"`
-	Resources       Resources         `yaml:"resources,omitempty" json:"Resources,omitempty"`
+	Resources       Resources         `yaml:"resources,omitempty" json:"Resources,omitzero"`
 
 	// Guaranteed and Max are the parsed template resources with zero values
 	// dropped, as the reference does for templates (§1.6).
@@ -129,7 +129,10 @@ type ChildTemplate struct {
 
 // IsEmpty reports whether no template field is set (an empty template is no
 // template).
-func (t *ChildTemplate) IsEmpty() bool {
+func (t *ChildTemplate) IsEmpty() bool { return t.IsZero() }
+
+// IsZero is IsEmpty; it lets YAML and JSON omit an empty template.
+func (t ChildTemplate) IsZero() bool {
 	return t.MaxApplications == 0 && len(t.Properties) == 0 &&
 		len(t.Resources.Guaranteed) == 0 && len(t.Resources.Max) == 0
 }
@@ -164,7 +167,7 @@ type PlacementRule struct {
 	Name   string         `yaml:"name" json:"Name"`
 	Parent *PlacementRule `yaml:"parent,omitempty" json:"Parent,omitempty"`
 	Create bool           `yaml:"create,omitempty" json:"Create,omitempty"`
-	Filter Filter         `yaml:"filter,omitempty" json:"Filter,omitempty"`
+	Filter Filter         `yaml:"filter,omitempty" json:"Filter,omitzero"`
 	Value  string         `yaml:"value,omitempty" json:"Value,omitempty"`
 }
 

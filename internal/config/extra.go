@@ -1,0 +1,128 @@
+package config
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Extra configuration keys (§1.11): the flat key/value map the resource
+// manager sends next to the queue configuration.
+const (
+	ExtraLogLevel               = "log.level"
+	ExtraHealthCheckInterval    = "health.checkInterval"
+	ExtraEventTracking          = "event.trackingEnabled"
+	ExtraEventRequestCapacity   = "event.requestCapacity"
+	ExtraEventRingBuffer        = "event.ringBufferCapacity"
+	ExtraEventMaxStreams        = "event.maxStreams"
+	ExtraEventMaxStreamsPerHost = "event.maxStreamsPerHost"
+	ExtraEventRESTResponseSize  = "event.RESTResponseSize"
+)
+
+// Extra is the typed form of the extra configuration map. Keys are
+// case-sensitive, as in the reference.
+type Extra struct {
+	// LogLevels maps a logger name to its level (-1 debug .. 5 fatal): ""
+	// for log.level, "core.scheduler" for log.core.scheduler.level.
+	LogLevels map[string]int
+	// HealthCheckInterval <= 0 disables the periodic health check.
+	HealthCheckInterval     time.Duration
+	EventTrackingEnabled    bool
+	EventRequestCapacity    int
+	EventRingBufferCapacity int
+	EventMaxStreams         int
+	EventMaxStreamsPerHost  int
+	EventRESTResponseSize   int
+}
+
+// DefaultExtra returns the settings used when the extra map is empty.
+func DefaultExtra() Extra {
+	return Extra{
+		HealthCheckInterval:     30 * time.Second,
+		EventTrackingEnabled:    true,
+		EventRequestCapacity:    1000,
+		EventRingBufferCapacity: 100000,
+		EventMaxStreams:         100,
+		EventMaxStreamsPerHost:  15,
+		EventRESTResponseSize:   10000,
+	}
+}
+
+var logLevelNames = map[string]int{"debug": -1, "info": 0, "warn": 1, "error": 2, "dpanic": 3, "panic": 4, "fatal": 5}
+
+// ParseExtra types the extra configuration map. Like the reference it never
+// fails: a bad value keeps its default and is reported as a warning, and
+// keys it does not know are left to their consumers (the resource manager
+// may send its own settings).
+func ParseExtra(m map[string]string) (Extra, []Problem) {
+	e := DefaultExtra()
+	var warnings []Problem
+	warn := func(key, format string, args ...any) {
+		ps := problems{}
+		ps.add("", key, format, args...)
+		warnings = append(warnings, ps.list...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		raw := m[k]
+		v := strings.TrimSpace(raw)
+		positive := func(dst *int) {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				warn(k, "invalid value %q: want a positive integer; keeping %d", raw, *dst)
+				return
+			}
+			*dst = n
+		}
+		switch {
+		case k == ExtraHealthCheckInterval:
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				warn(k, "invalid value %q: want a duration such as 30s; keeping %v", raw, e.HealthCheckInterval)
+				continue
+			}
+			e.HealthCheckInterval = d
+		case k == ExtraEventTracking:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				warn(k, "invalid value %q: want true or false; keeping %v", raw, e.EventTrackingEnabled)
+				continue
+			}
+			e.EventTrackingEnabled = b
+		case k == ExtraEventRequestCapacity:
+			positive(&e.EventRequestCapacity)
+		case k == ExtraEventRingBuffer:
+			positive(&e.EventRingBufferCapacity)
+		case k == ExtraEventMaxStreams:
+			positive(&e.EventMaxStreams)
+		case k == ExtraEventMaxStreamsPerHost:
+			positive(&e.EventMaxStreamsPerHost)
+		case k == ExtraEventRESTResponseSize:
+			positive(&e.EventRESTResponseSize)
+		case k == ExtraLogLevel || (strings.HasPrefix(k, "log.") && strings.HasSuffix(k, ".level") && len(k) > len("log..level")):
+			name := strings.TrimSuffix(strings.TrimPrefix(k, "log."), ".level")
+			if k == ExtraLogLevel {
+				name = ""
+			}
+			level, ok := logLevelNames[strings.ToLower(v)]
+			if !ok {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < -1 || n > 5 {
+					warn(k, "invalid log level %q: want debug, info, warn, error, dpanic, panic, fatal or -1..5", raw)
+					continue
+				}
+				level = n
+			}
+			if e.LogLevels == nil {
+				e.LogLevels = map[string]int{}
+			}
+			e.LogLevels[name] = level
+		}
+	}
+	return e, warnings
+}

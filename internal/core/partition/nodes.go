@@ -1,0 +1,137 @@
+package partition
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// AddNode registers a node. Duplicate IDs and negative capacities are
+// rejected and change nothing.
+func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs map[string]string, schedulable bool) error {
+	if id == "" {
+		return fmt.Errorf("node without ID")
+	}
+	if _, dup := p.nodes[id]; dup {
+		return fmt.Errorf("node %s: already registered in partition %s", id, p.Name)
+	}
+	if capacity.HasNegative() || occupied.HasNegative() {
+		return fmt.Errorf("node %s: negative resource", id)
+	}
+	n := node.New(id, capacity, attrs)
+	n.Occupied = occupied
+	n.Schedulable = schedulable
+	p.nodes[id] = n
+	p.index.Add(n)
+	p.cluster.Inc(capacity)
+	p.sizeDirty, p.dirty = true, true
+	return nil
+}
+
+// UpdateNode changes a node's capacity and the resources foreign workloads
+// occupy on it.
+func (p *Partition) UpdateNode(id string, capacity, occupied resource.Vector) error {
+	n, ok := p.nodes[id]
+	if !ok {
+		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
+	}
+	if capacity.HasNegative() || occupied.HasNegative() {
+		return fmt.Errorf("node %s: negative resource", id)
+	}
+	p.cluster.Dec(n.Capacity)
+	p.cluster.Inc(capacity)
+	n.Capacity = capacity
+	n.Occupied = occupied
+	p.index.Update(n)
+	p.sizeDirty, p.dirty = true, true
+	return nil
+}
+
+// SetSchedulable drains a node (false) or returns it to scheduling (true).
+func (p *Partition) SetSchedulable(id string, schedulable bool) error {
+	n, ok := p.nodes[id]
+	if !ok {
+		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
+	}
+	n.Schedulable = schedulable
+	p.index.Update(n)
+	p.dirty = true
+	return nil
+}
+
+// RemoveNode decommissions a node: every allocation on it is released and
+// reported to the RM, then the node is forgotten.
+func (p *Partition) RemoveNode(id string, now time.Time) error {
+	n, ok := p.nodes[id]
+	if !ok {
+		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
+	}
+	msg := "Node " + id + " Removed"
+	for key, appID := range sortedAllocs(n.Allocs) {
+		a := p.apps[appID]
+		if a == nil {
+			continue
+		}
+		p.releaseAllocation(a, key, now)
+		p.Out.Released = append(p.Out.Released, Released{
+			Partition: p.Name, AppID: appID, AllocationKey: key, Termination: StoppedByRM, Message: msg,
+		})
+	}
+	p.index.Remove(n)
+	delete(p.nodes, id)
+	p.cluster.Dec(n.Capacity)
+	p.sizeDirty, p.dirty = true, true
+	return nil
+}
+
+// AddForeign records a foreign allocation (another scheduler's workload)
+// on a node: it occupies resources there and nothing else.
+func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
+	n, ok := p.nodes[nodeID]
+	if !ok {
+		return fmt.Errorf("foreign allocation %s: unknown node %s", key, nodeID)
+	}
+	if res.HasNegative() {
+		return fmt.Errorf("foreign allocation %s: negative resource", key)
+	}
+	if old, ok := n.Foreign[key]; ok {
+		n.Occupied.Dec(old)
+	}
+	n.Foreign[key] = res
+	n.Occupied.Inc(res)
+	p.index.Update(n)
+	return nil
+}
+
+// RemoveForeign forgets a foreign allocation wherever it is.
+func (p *Partition) RemoveForeign(key string) bool {
+	for _, n := range p.nodes {
+		if res, ok := n.Foreign[key]; ok {
+			delete(n.Foreign, key)
+			n.Occupied.Dec(res)
+			p.index.Update(n)
+			p.dirty = true
+			return true
+		}
+	}
+	return false
+}
+
+// sortedAllocs iterates a node's allocations in key order, so decommission
+// reports them deterministically.
+func sortedAllocs(m map[string]string) func(func(string, string) bool) {
+	return func(yield func(string, string) bool) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}

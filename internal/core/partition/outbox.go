@@ -1,0 +1,73 @@
+package partition
+
+import (
+	"github.com/paddock-sched/paddock/internal/core/app"
+)
+
+// Termination says why an allocation ended; the values follow the SI's
+// TerminationType.
+type Termination uint8
+
+// Terminations.
+const (
+	Unknown Termination = iota
+	StoppedByRM
+	Timeout
+	PreemptedByScheduler
+	PlaceholderReplaced
+)
+
+// Released is an allocation or ask the scheduler took away, to be reported
+// to the RM.
+type Released struct {
+	Partition     string
+	AppID         string
+	AllocationKey string
+	Termination   Termination
+	Message       string
+}
+
+// Rejected is a rejected request (application, node or allocation), with the
+// reason.
+type Rejected struct {
+	Partition string
+	AppID     string
+	ID        string // node ID or allocation key
+	Reason    string
+}
+
+// AppUpdate reports an application state change.
+type AppUpdate struct {
+	Partition string
+	AppID     string
+	State     app.State
+	Time      int64 // unix nanoseconds
+	Message   string
+}
+
+// Outbox collects what the scheduler has to tell the RM, in order, until the
+// engine's owner drains it.
+type Outbox struct {
+	Allocations    []*app.Allocation
+	Released       []Released
+	RejectedAllocs []Rejected
+	AcceptedApps   []string
+	RejectedApps   []Rejected
+	AppUpdates     []AppUpdate
+	AcceptedNodes  []string
+	RejectedNodes  []Rejected
+}
+
+// Empty reports whether there is nothing to deliver.
+func (o *Outbox) Empty() bool {
+	return len(o.Allocations) == 0 && len(o.Released) == 0 && len(o.RejectedAllocs) == 0 &&
+		len(o.AcceptedApps) == 0 && len(o.RejectedApps) == 0 && len(o.AppUpdates) == 0 &&
+		len(o.AcceptedNodes) == 0 && len(o.RejectedNodes) == 0
+}
+
+// Take returns the collected messages and leaves the outbox empty.
+func (o *Outbox) Take() Outbox {
+	out := *o
+	*o = Outbox{}
+	return out
+}

@@ -1,0 +1,150 @@
+// Package partition owns one scheduling partition: its nodes, queue tree
+// and applications, the only code that mutates them together (so node,
+// queue and application roll-ups change in one place), and the scheduling
+// pass that decides allocations and then applies them.
+package partition
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// CompletingTimeout is how long an application without asks or
+// allocations stays Completing before it is Completed (reference §3.1).
+const CompletingTimeout = 30 * time.Second
+
+// Partition is one partition of one resource manager.
+type Partition struct {
+	Name string
+	RMID string
+
+	reg   *resource.Registry
+	cfg   *config.PartitionConfig
+	nodes map[string]*node.Node
+	index *node.Index
+	tree  *queue.Tree
+	apps  map[string]*app.App
+	// running marks applications counted in their queues' RunningApps.
+	running map[string]bool
+	// completing holds the deadline of every Completing application.
+	completing map[string]time.Time
+	cluster    resource.Vector
+	dirty      bool // something changed that may allow an allocation
+	sizeDirty  bool // cluster size changed since the tree last saw it
+
+	Out Outbox
+	// Stats counts the partition's decisions.
+	Stats Stats
+}
+
+// Stats are running counters of a partition.
+type Stats struct {
+	Allocations uint64
+	Passes      uint64
+}
+
+// New creates a partition from a validated partition configuration.
+func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Partition, error) {
+	tree, err := queue.Build(reg, pc)
+	if err != nil {
+		return nil, err
+	}
+	w, err := reg.WeightsFromMap(pc.NodeSortPolicy.ResourceWeights)
+	if err != nil {
+		return nil, fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
+	}
+	return &Partition{
+		Name:       pc.Name,
+		RMID:       rmID,
+		reg:        reg,
+		cfg:        pc,
+		nodes:      map[string]*node.Node{},
+		index:      node.NewIndex(policyOf(pc), w),
+		tree:       tree,
+		apps:       map[string]*app.App{},
+		running:    map[string]bool{},
+		completing: map[string]time.Time{},
+	}, nil
+}
+
+func policyOf(pc *config.PartitionConfig) node.Policy {
+	if pc.NodeSortPolicy.Type == config.NodeSortBinPacking {
+		return node.BinPacking
+	}
+	return node.Fair
+}
+
+// Reconfigure applies a new validated configuration of this partition.
+func (p *Partition) Reconfigure(pc *config.PartitionConfig) error {
+	w, err := p.reg.WeightsFromMap(pc.NodeSortPolicy.ResourceWeights)
+	if err != nil {
+		return fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
+	}
+	if err := p.tree.Reconfigure(pc); err != nil {
+		return err
+	}
+	p.index.Reconfigure(policyOf(pc), w)
+	p.cfg = pc
+	p.sizeDirty = true
+	p.dirty = true
+	return nil
+}
+
+// Tree returns the partition's queue tree (read-only use).
+func (p *Partition) Tree() *queue.Tree { return p.tree }
+
+// Node returns the node with the given ID.
+func (p *Partition) Node(id string) (*node.Node, bool) {
+	n, ok := p.nodes[id]
+	return n, ok
+}
+
+// App returns the application with the given ID.
+func (p *Partition) App(id string) (*app.App, bool) {
+	a, ok := p.apps[id]
+	return a, ok
+}
+
+// NodeCount and AppCount count the partition's nodes and applications.
+func (p *Partition) NodeCount() int { return len(p.nodes) }
+func (p *Partition) AppCount() int  { return len(p.apps) }
+
+// Cluster is the sum of the capacities of the partition's nodes.
+func (p *Partition) Cluster() resource.Vector { return p.cluster }
+
+// EachNode calls fn for every node in the node sort policy's order.
+func (p *Partition) EachNode(fn func(*node.Node) bool) { p.index.Ascend(fn) }
+
+// EachApp calls fn for every application, in no particular order.
+func (p *Partition) EachApp(fn func(*app.App) bool) {
+	for _, a := range p.apps {
+		if !fn(a) {
+			return
+		}
+	}
+}
+
+func (p *Partition) leafOf(a *app.App) *queue.Queue {
+	q, _ := p.tree.Queue(a.QueuePath)
+	return q
+}
+
+func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string) {
+	changed, err := a.Fire(e, now)
+	if err != nil || !changed {
+		return
+	}
+	a.Message = msg
+	if a.State == app.Rejected {
+		return // rejections are reported as rejected applications
+	}
+	p.Out.AppUpdates = append(p.Out.AppUpdates, AppUpdate{
+		Partition: p.Name, AppID: a.ID, State: a.State, Time: now.UnixNano(), Message: msg,
+	})
+}

@@ -1,0 +1,278 @@
+package partition
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func vec(cpu, mem int64) resource.Vector {
+	var v resource.Vector
+	v[resource.VCoreIndex] = cpu
+	v[resource.MemoryIndex] = mem
+	return v
+}
+
+func mustPartition(t testing.TB, yaml string) *Partition {
+	t.Helper()
+	c, err := config.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	p, err := New("rm", resource.NewRegistry(), &c.Partitions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const twoQueues = `
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            resources:
+              guaranteed: {vcore: 4}
+              max: {vcore: 6}
+          - name: b
+            resources:
+              guaranteed: {vcore: 4}
+`
+
+func TestAllocateAndRelease(t *testing.T) {
+	p := mustPartition(t, twoQueues)
+	for i := range 2 {
+		if err := p.AddNode(fmt.Sprint("n", i), vec(4000, 4096), resource.Vector{}, nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.AddApp(AppRequest{ID: "app1", Queue: "root.a", User: "alice"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: "app1", Res: vec(1000, 100)}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// queue a max is 6 vcore: 6 asks allocate, 4 wait
+	if got := p.Schedule(t0); got != 6 {
+		t.Fatalf("allocated %d, want 6 (queue max)", got)
+	}
+	a, _ := p.App("app1")
+	if a.State != app.Running || a.PendingCount() != 4 {
+		t.Fatalf("state %s pending %d", a.State, a.PendingCount())
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	// releasing two frees headroom for two more
+	out := p.Out.Take()
+	p.Release("app1", out.Allocations[0].Key, t0)
+	p.Release("app1", out.Allocations[1].Key, t0)
+	if got := p.Schedule(t0); got != 2 {
+		t.Fatalf("allocated %d after release, want 2", got)
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFairShareAcrossQueues(t *testing.T) {
+	p := mustPartition(t, twoQueues)
+	p.AddNode("n0", vec(8000, 1<<30), resource.Vector{}, nil, true)
+	for _, q := range []string{"a", "b"} {
+		id := "app-" + q
+		p.AddApp(AppRequest{ID: id, Queue: "root." + q, User: "u"}, t0)
+		for i := range 8 {
+			p.AddAsk(&app.Allocation{Key: fmt.Sprint(q, i), AppID: id, Res: vec(1000, 1)}, t0)
+		}
+	}
+	if got := p.Schedule(t0); got != 8 {
+		t.Fatalf("allocated %d, want 8", got)
+	}
+	a, _ := p.App("app-a")
+	b, _ := p.App("app-b")
+	if a.AllocatedCount() != 4 || b.AllocatedCount() != 4 {
+		t.Fatalf("split %d/%d, want 4/4 (equal guarantees)", a.AllocatedCount(), b.AllocatedCount())
+	}
+}
+
+func TestBadInputChangesNothing(t *testing.T) {
+	p := mustPartition(t, twoQueues)
+	p.AddNode("n0", vec(8000, 1<<30), resource.Vector{}, nil, true)
+	p.AddApp(AppRequest{ID: "app", Queue: "root.a", User: "u"}, t0)
+	cases := map[string]error{
+		"duplicate node":   p.AddNode("n0", vec(1, 1), resource.Vector{}, nil, true),
+		"negative node":    p.AddNode("n1", vec(-1, 1), resource.Vector{}, nil, true),
+		"duplicate app":    p.AddApp(AppRequest{ID: "app", Queue: "root.a", User: "u"}, t0),
+		"unknown queue":    p.AddApp(AppRequest{ID: "x", Queue: "root.zz", User: "u"}, t0),
+		"parent queue":     p.AddApp(AppRequest{ID: "y", Queue: "root", User: "u"}, t0),
+		"no user":          p.AddApp(AppRequest{ID: "z", Queue: "root.a"}, t0),
+		"unknown app ask":  p.AddAsk(&app.Allocation{Key: "k", AppID: "nope", Res: vec(1, 1)}, t0),
+		"empty ask":        p.AddAsk(&app.Allocation{Key: "k", AppID: "app"}, t0),
+		"negative ask":     p.AddAsk(&app.Allocation{Key: "k", AppID: "app", Res: vec(-5, 1)}, t0),
+		"unknown node":     p.AddAllocation(&app.Allocation{Key: "k", AppID: "app", NodeID: "zz", Res: vec(1, 1)}, t0),
+		"update unknown":   p.UpdateNode("zz", vec(1, 1), resource.Vector{}),
+		"remove unknown":   p.RemoveNode("zz", t0),
+		"remove app nope":  p.RemoveApp("nope", t0),
+	}
+	for name, err := range cases {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if p.NodeCount() != 1 || p.AppCount() != 1 || p.Cluster() != vec(8000, 1<<30) {
+		t.Fatalf("state changed: %d nodes %d apps cluster %v", p.NodeCount(), p.AppCount(), p.Cluster())
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	out := p.Out.Take()
+	if len(out.RejectedApps) != 4 || len(out.RejectedAllocs) != 4 {
+		t.Fatalf("reported %d rejected apps, %d rejected allocations; want 4 and 4", len(out.RejectedApps), len(out.RejectedAllocs))
+	}
+}
+
+const deepTree = `
+partitions:
+  - name: default
+    nodesortpolicy: {type: binpacking}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: p1
+            resources: {max: {vcore: 20}}
+            queues:
+              - name: l1
+                resources: {max: {vcore: 8}}
+                properties: {application.sort.policy: fair}
+              - name: l2
+                maxapplications: 3
+          - name: p2
+            queues:
+              - name: l3
+                properties: {priority.offset: "5"}
+              - name: l4
+`
+
+// TestRandomOperationsKeepInvariants drives the partition with random
+// operations and checks after every step that no node is over capacity,
+// every roll-up matches a recomputation, and no queue exceeds its max.
+func TestRandomOperationsKeepInvariants(t *testing.T) {
+	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		p := mustPartition(t, deepTree)
+		now := t0
+		var apps []string
+		keys := map[string][]string{}
+		nodeN, keyN := 0, 0
+		for step := range 400 {
+			now = now.Add(time.Second)
+			switch op := rng.IntN(20); {
+			case op < 2:
+				nodeN++
+				p.AddNode(fmt.Sprint("n", nodeN), vec(int64(1+rng.IntN(8))*1000, int64(1+rng.IntN(16))<<30), resource.Vector{}, nil, rng.IntN(5) > 0)
+			case op < 4:
+				id := fmt.Sprint("app", len(apps))
+				if p.AddApp(AppRequest{ID: id, Queue: leaves[rng.IntN(len(leaves))], User: "u"}, now) == nil {
+					apps = append(apps, id)
+				}
+			case op < 10 && len(apps) > 0:
+				id := apps[rng.IntN(len(apps))]
+				keyN++
+				k := fmt.Sprint("k", keyN)
+				if p.AddAsk(&app.Allocation{Key: k, AppID: id, Priority: int32(rng.IntN(3)), Res: vec(int64(1+rng.IntN(4))*500, int64(1+rng.IntN(4))<<29)}, now) == nil {
+					keys[id] = append(keys[id], k)
+				}
+			case op < 13 && len(apps) > 0:
+				id := apps[rng.IntN(len(apps))]
+				if ks := keys[id]; len(ks) > 0 {
+					i := rng.IntN(len(ks))
+					p.Release(id, ks[i], now)
+					keys[id] = append(ks[:i], ks[i+1:]...)
+				}
+			case op == 13 && nodeN > 0:
+				p.RemoveNode(fmt.Sprint("n", 1+rng.IntN(nodeN)), now)
+			case op == 14 && nodeN > 0:
+				p.SetSchedulable(fmt.Sprint("n", 1+rng.IntN(nodeN)), rng.IntN(2) == 0)
+			case op == 15 && len(apps) > 0:
+				i := rng.IntN(len(apps))
+				p.RemoveApp(apps[i], now)
+				delete(keys, apps[i])
+				apps = append(apps[:i], apps[i+1:]...)
+			case op == 16 && len(apps) > 0:
+				id := apps[rng.IntN(len(apps))]
+				if ks := keys[id]; len(ks) > 0 {
+					// resize pending asks only: an RM-side resize of a running
+					// allocation may legitimately overcommit a node
+					k := ks[rng.IntN(len(ks))]
+					if a, ok := p.App(id); ok {
+						if x, ok := a.Allocation(k); ok && x.Pending() {
+							p.UpdateAsk(id, k, vec(int64(1+rng.IntN(4))*500, 1<<29))
+						}
+					}
+				}
+			default:
+				p.Schedule(now)
+				p.Tick(now)
+			}
+			if err := p.Verify(); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			p.Tree().Each(func(q *queue.Queue) {
+				if q.Parent != nil && !q.Max.Allows(q.Allocated) {
+					t.Fatalf("seed %d step %d: queue %s allocated %v over max", seed, step, q.Path, q.Allocated)
+				}
+				if q.MaxApps > 0 && q.RunningApps > q.MaxApps {
+					t.Fatalf("seed %d step %d: queue %s runs %d apps, max %d", seed, step, q.Path, q.RunningApps, q.MaxApps)
+				}
+			})
+		}
+	}
+}
+
+func TestDecommissionReleasesAllocations(t *testing.T) {
+	p := mustPartition(t, twoQueues)
+	p.AddNode("n0", vec(4000, 1<<30), resource.Vector{}, nil, true)
+	p.AddNode("n1", vec(4000, 1<<30), resource.Vector{}, nil, true)
+	p.AddApp(AppRequest{ID: "app", Queue: "root.b", User: "u"}, t0)
+	for i := range 8 {
+		p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: "app", Res: vec(1000, 1)}, t0)
+	}
+	if got := p.Schedule(t0); got != 8 {
+		t.Fatalf("allocated %d", got)
+	}
+	p.Out.Take()
+	if err := p.RemoveNode("n0", t0); err != nil {
+		t.Fatal(err)
+	}
+	out := p.Out.Take()
+	if len(out.Released) != 4 {
+		t.Fatalf("released %d, want 4", len(out.Released))
+	}
+	for _, r := range out.Released {
+		if r.Termination != StoppedByRM || r.Message != "Node n0 Removed" {
+			t.Fatalf("release %+v", r)
+		}
+	}
+	if err := p.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.App("app")
+	if a.AllocatedCount() != 4 || p.Cluster() != vec(4000, 1<<30) {
+		t.Fatalf("allocated %d cluster %v", a.AllocatedCount(), p.Cluster())
+	}
+}

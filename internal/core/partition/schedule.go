@@ -1,0 +1,192 @@
+package partition
+
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// maxFailedShapes bounds the per-pass memo of ask shapes that fit no node.
+const maxFailedShapes = 32
+
+// pass is the state of one scheduling pass. Within a pass nodes only fill
+// up and headroom only shrinks, so a shape that fit nowhere stays
+// unplaceable until the pass ends.
+type pass struct {
+	failed   []resource.Vector
+	deferred []*app.App // applications with deferred ask classes
+}
+
+func (s *pass) knownUnplaceable(r resource.Vector) bool {
+	for i := range s.failed {
+		if s.failed[i].Fits(r) { // r is at least as large as a failed shape
+			return true
+		}
+	}
+	return false
+}
+
+func (s *pass) remember(r resource.Vector) {
+	if len(s.failed) < maxFailedShapes {
+		s.failed = append(s.failed, r)
+	}
+}
+
+// Schedule runs one scheduling pass at time now if anything changed since
+// the last one, and returns the number of allocations it made. Unlike the
+// reference, which makes one allocation per pass, a pass allocates
+// everything it can: after every allocation it returns to the root and
+// walks the orderings again, so fairness is re-evaluated per decision.
+func (p *Partition) Schedule(now time.Time) int {
+	if !p.dirty {
+		return 0
+	}
+	p.dirty = false
+	if p.sizeDirty {
+		p.sizeDirty = false
+		p.tree.SetCluster(p.cluster)
+	}
+	p.Stats.Passes++
+	var s pass
+	made := 0
+	t := p.tree
+	for {
+		leaf := p.descend()
+		if leaf == nil {
+			break
+		}
+		a := leaf.TopApp()
+		if a == nil {
+			t.Skip(leaf)
+			continue
+		}
+		if !p.mayRun(a, leaf) {
+			t.SkipApp(leaf, a)
+			continue
+		}
+		x := a.Next()
+		if x == nil {
+			t.SkipApp(leaf, a)
+			continue
+		}
+		if !leaf.FitsMax(x.Res) || s.knownUnplaceable(x.Res) {
+			p.deferAsk(&s, a, x)
+			continue
+		}
+		n := p.findNode(x)
+		if n == nil {
+			if x.RequiredNode == "" {
+				s.remember(x.Res)
+			}
+			p.deferAsk(&s, a, x)
+			continue
+		}
+		p.allocate(a, leaf, x, n, now)
+		made++
+	}
+	t.EndPass()
+	for _, a := range s.deferred {
+		a.EndPass()
+	}
+	p.Stats.Allocations += uint64(made)
+	return made
+}
+
+func (p *Partition) deferAsk(s *pass, a *app.App, x *app.Allocation) {
+	a.Defer(x)
+	s.deferred = append(s.deferred, a)
+}
+
+// descend walks from the root to the leaf the pass should serve next,
+// skipping parents whose children are all exhausted. It returns nil when
+// nothing in the tree can be served.
+func (p *Partition) descend() *queue.Queue {
+	t := p.tree
+	q := t.Root
+	for !q.Leaf {
+		c := q.TopChild()
+		if c == nil {
+			if q == t.Root {
+				return nil
+			}
+			t.Skip(q)
+			q = t.Root
+			continue
+		}
+		q = c
+	}
+	if q == t.Root {
+		return nil
+	}
+	return q
+}
+
+// mayRun reports whether an application may receive an allocation now: it
+// is running already, or starting it keeps every queue on its path within
+// maxapplications (reference §2.6).
+func (p *Partition) mayRun(a *app.App, leaf *queue.Queue) bool {
+	if p.running[a.ID] {
+		return true
+	}
+	for q := leaf; q != nil; q = q.Parent {
+		if q.MaxApps > 0 && q.RunningApps+1 > q.MaxApps {
+			return false
+		}
+	}
+	return true
+}
+
+// findNode returns the node an ask should go to, or nil.
+func (p *Partition) findNode(x *app.Allocation) *node.Node {
+	if x.RequiredNode != "" {
+		n, ok := p.nodes[x.RequiredNode]
+		if !ok || !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
+			return nil
+		}
+		return n
+	}
+	return p.index.First(x.Res)
+}
+
+// allocate applies one decision: ask x of a goes to node n.
+func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n *node.Node, now time.Time) {
+	a.Allocate(x, n.ID, now)
+	n.Allocated.Inc(x.Res)
+	n.Allocs[x.Key] = a.ID
+	p.index.Update(n)
+	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
+	p.markRunning(a, leaf)
+	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
+		p.appState(a, app.RunEvent, now, "")
+	}
+	p.Out.Allocations = append(p.Out.Allocations, x)
+}
+
+// Tick fires the partition's timers due at now: Completing applications
+// become Completed. It reports whether anything changed.
+func (p *Partition) Tick(now time.Time) bool {
+	changed := false
+	var due []string
+	for id, deadline := range p.completing {
+		if !now.Before(deadline) {
+			due = append(due, id)
+		}
+	}
+	sortStrings(due)
+	for _, id := range due {
+		delete(p.completing, id)
+		if a, ok := p.apps[id]; ok && a.State == app.Completing {
+			p.appState(a, app.CompleteEvent, now, "")
+			p.leafOf(a).RemoveApp(a)
+			delete(p.apps, id)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Dirty reports whether a pass could allocate something.
+func (p *Partition) Dirty() bool { return p.dirty }

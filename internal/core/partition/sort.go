@@ -1,0 +1,5 @@
+package partition
+
+import "slices"
+
+func sortStrings(s []string) { slices.Sort(s) }

@@ -1,0 +1,96 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Verify recomputes every roll-up of the partition from scratch and
+// returns an error describing each difference: node allocations, cluster
+// size, application totals, queue allocated and pending sums along the
+// tree, running-application counts, and nodes over capacity.
+func (p *Partition) Verify() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	var cluster resource.Vector
+	nodeAlloc := map[string]resource.Vector{}
+	for id, n := range p.nodes {
+		cluster.Inc(n.Capacity)
+		if !n.Capacity.Sub(n.Occupied).Sub(n.Allocated).Add(n.Allocated).Fits(n.Capacity) {
+			bad("node %s: inconsistent", id)
+		}
+		nodeAlloc[id] = resource.Vector{}
+	}
+	if cluster != p.cluster {
+		bad("cluster %v, nodes sum to %v", p.cluster, cluster)
+	}
+	leafAlloc := map[string]resource.Vector{}
+	leafPend := map[string]resource.Vector{}
+	leafAsks := map[string]int{}
+	for id, a := range p.apps {
+		var al, pe resource.Vector
+		np, na := 0, 0
+		a.Each(func(x *app.Allocation) bool {
+			if x.Pending() {
+				pe.Inc(x.Res)
+				np++
+				return true
+			}
+			al.Inc(x.Res)
+			na++
+			v, ok := nodeAlloc[x.NodeID]
+			if !ok {
+				bad("allocation %s of %s on unknown node %s", x.Key, id, x.NodeID)
+				return true
+			}
+			v.Inc(x.Res)
+			nodeAlloc[x.NodeID] = v
+			if n := p.nodes[x.NodeID]; n.Allocs[x.Key] != id {
+				bad("node %s does not list allocation %s", x.NodeID, x.Key)
+			}
+			return true
+		})
+		if al != a.Allocated || pe != a.Pending || np != a.PendingCount() || na != a.AllocatedCount() {
+			bad("app %s: allocated %v pending %v, recomputed %v %v", id, a.Allocated, a.Pending, al, pe)
+		}
+		if q, ok := p.tree.Queue(a.QueuePath); !ok || !q.Leaf {
+			bad("app %s in unknown or non-leaf queue %s", id, a.QueuePath)
+		}
+		v := leafAlloc[a.QueuePath]
+		v.Inc(al)
+		leafAlloc[a.QueuePath] = v
+		v = leafPend[a.QueuePath]
+		v.Inc(pe)
+		leafPend[a.QueuePath] = v
+		leafAsks[a.QueuePath] += np
+	}
+	for id, n := range p.nodes {
+		if nodeAlloc[id] != n.Allocated {
+			bad("node %s: allocated %v, allocations sum to %v", id, n.Allocated, nodeAlloc[id])
+		}
+		if n.Available().HasNegative() {
+			bad("node %s: over capacity: capacity %v allocated %v occupied %v", id, n.Capacity, n.Allocated, n.Occupied)
+		}
+	}
+	var walk func(q *queue.Queue) (resource.Vector, resource.Vector, int)
+	walk = func(q *queue.Queue) (resource.Vector, resource.Vector, int) {
+		al, pe, n := leafAlloc[q.Path], leafPend[q.Path], leafAsks[q.Path]
+		for _, c := range q.Children() {
+			ca, cp, cn := walk(c)
+			al.Inc(ca)
+			pe.Inc(cp)
+			n += cn
+		}
+		if al != q.Allocated || pe != q.Pending || n != q.PendingAsks() {
+			bad("queue %s: allocated %v pending %v asks %d, recomputed %v %v %d", q.Path, q.Allocated, q.Pending, q.PendingAsks(), al, pe, n)
+		}
+		return al, pe, n
+	}
+	walk(p.tree.Root)
+	return errors.Join(errs...)
+}

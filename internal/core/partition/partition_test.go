@@ -113,19 +113,19 @@ func TestBadInputChangesNothing(t *testing.T) {
 	p.AddNode("n0", vec(8000, 1<<30), resource.Vector{}, nil, true)
 	p.AddApp(AppRequest{ID: "app", Queue: "root.a", User: "u"}, t0)
 	cases := map[string]error{
-		"duplicate node":   p.AddNode("n0", vec(1, 1), resource.Vector{}, nil, true),
-		"negative node":    p.AddNode("n1", vec(-1, 1), resource.Vector{}, nil, true),
-		"duplicate app":    p.AddApp(AppRequest{ID: "app", Queue: "root.a", User: "u"}, t0),
-		"unknown queue":    p.AddApp(AppRequest{ID: "x", Queue: "root.zz", User: "u"}, t0),
-		"parent queue":     p.AddApp(AppRequest{ID: "y", Queue: "root", User: "u"}, t0),
-		"no user":          p.AddApp(AppRequest{ID: "z", Queue: "root.a"}, t0),
-		"unknown app ask":  p.AddAsk(&app.Allocation{Key: "k", AppID: "nope", Res: vec(1, 1)}, t0),
-		"empty ask":        p.AddAsk(&app.Allocation{Key: "k", AppID: "app"}, t0),
-		"negative ask":     p.AddAsk(&app.Allocation{Key: "k", AppID: "app", Res: vec(-5, 1)}, t0),
-		"unknown node":     p.AddAllocation(&app.Allocation{Key: "k", AppID: "app", NodeID: "zz", Res: vec(1, 1)}, t0),
-		"update unknown":   p.UpdateNode("zz", vec(1, 1), resource.Vector{}),
-		"remove unknown":   p.RemoveNode("zz", t0),
-		"remove app nope":  p.RemoveApp("nope", t0),
+		"duplicate node":  p.AddNode("n0", vec(1, 1), resource.Vector{}, nil, true),
+		"negative node":   p.AddNode("n1", vec(-1, 1), resource.Vector{}, nil, true),
+		"duplicate app":   p.AddApp(AppRequest{ID: "app", Queue: "root.a", User: "u"}, t0),
+		"unknown queue":   p.AddApp(AppRequest{ID: "x", Queue: "root.zz", User: "u"}, t0),
+		"parent queue":    p.AddApp(AppRequest{ID: "y", Queue: "root", User: "u"}, t0),
+		"no user":         p.AddApp(AppRequest{ID: "z", Queue: "root.a"}, t0),
+		"unknown app ask": p.AddAsk(&app.Allocation{Key: "k", AppID: "nope", Res: vec(1, 1)}, t0),
+		"empty ask":       p.AddAsk(&app.Allocation{Key: "k", AppID: "app"}, t0),
+		"negative ask":    p.AddAsk(&app.Allocation{Key: "k", AppID: "app", Res: vec(-5, 1)}, t0),
+		"unknown node":    p.AddAllocation(&app.Allocation{Key: "k", AppID: "app", NodeID: "zz", Res: vec(1, 1)}, t0),
+		"update unknown":  p.UpdateNode("zz", vec(1, 1), resource.Vector{}),
+		"remove unknown":  p.RemoveNode("zz", t0),
+		"remove app nope": p.RemoveApp("nope", t0),
 	}
 	for name, err := range cases {
 		if err == nil {

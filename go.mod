@@ -3,11 +3,15 @@ module github.com/paddock-sched/paddock
 go 1.26.8
 
 require (
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
+	github.com/google/go-cmp v0.7.0
+	go.yaml.in/yaml/v3 v3.0.4
+	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
-	google.golang.org/grpc v1.85.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

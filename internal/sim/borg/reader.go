@@ -100,10 +100,52 @@ func isBlank(b []byte) bool {
 }
 
 // MachineReader streams a machine_events table.
-type MachineReader struct{ tableReader[MachineEvent] }
+type MachineReader struct{ r tableReader[MachineEvent] }
+
+// Next returns the next well-formed event, io.EOF after the last one, or a
+// sticky error naming the shard that cannot be read. Malformed rows are
+// counted in Stats and skipped.
+func (m *MachineReader) Next() (MachineEvent, error) { return m.r.Next() }
+
+// All iterates over the remaining events; a read error is yielded once and ends it.
+func (m *MachineReader) All() iter.Seq2[MachineEvent, error] { return m.r.All() }
+
+// Stats returns the table's counts so far.
+func (m *MachineReader) Stats() TableStats { return m.r.Stats() }
+
+// Close releases the open shard; Next returns io.EOF afterwards.
+func (m *MachineReader) Close() error { return m.r.Close() }
 
 // JobReader streams a 2011 job_events or 2019 collection_events table.
-type JobReader struct{ tableReader[JobEvent] }
+type JobReader struct{ r tableReader[JobEvent] }
+
+// Next returns the next well-formed event, io.EOF after the last one, or a
+// sticky error naming the shard that cannot be read. Malformed rows are
+// counted in Stats and skipped.
+func (j *JobReader) Next() (JobEvent, error) { return j.r.Next() }
+
+// All iterates over the remaining events; a read error is yielded once and ends it.
+func (j *JobReader) All() iter.Seq2[JobEvent, error] { return j.r.All() }
+
+// Stats returns the table's counts so far.
+func (j *JobReader) Stats() TableStats { return j.r.Stats() }
+
+// Close releases the open shard; Next returns io.EOF afterwards.
+func (j *JobReader) Close() error { return j.r.Close() }
 
 // TaskReader streams a 2011 task_events or 2019 instance_events table.
-type TaskReader struct{ tableReader[TaskEvent] }
+type TaskReader struct{ r tableReader[TaskEvent] }
+
+// Next returns the next well-formed event, io.EOF after the last one, or a
+// sticky error naming the shard that cannot be read. Malformed rows are
+// counted in Stats and skipped.
+func (k *TaskReader) Next() (TaskEvent, error) { return k.r.Next() }
+
+// All iterates over the remaining events; a read error is yielded once and ends it.
+func (k *TaskReader) All() iter.Seq2[TaskEvent, error] { return k.r.All() }
+
+// Stats returns the table's counts so far.
+func (k *TaskReader) Stats() TableStats { return k.r.Stats() }
+
+// Close releases the open shard; Next returns io.EOF afterwards.
+func (k *TaskReader) Close() error { return k.r.Close() }

@@ -148,3 +148,34 @@ func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string)
 		Partition: p.Name, AppID: a.ID, State: a.State, Time: now.UnixNano(), Message: msg,
 	})
 }
+
+// CheckReconfigure reports whether Reconfigure would accept pc, without
+// changing anything.
+func (p *Partition) CheckReconfigure(pc *config.PartitionConfig) error {
+	if _, err := p.reg.WeightsFromMap(pc.NodeSortPolicy.ResourceWeights); err != nil {
+		return fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
+	}
+	return p.tree.CheckReconfigure(pc)
+}
+
+// Shutdown fails every application of a partition that is being removed
+// and releases everything it holds, reporting it all to the RM.
+func (p *Partition) Shutdown(now time.Time, reason string) {
+	ids := make([]string, 0, len(p.apps))
+	for id := range p.apps {
+		ids = append(ids, id)
+	}
+	sortStrings(ids)
+	for _, id := range ids {
+		a := p.apps[id]
+		p.appState(a, app.FailEvent, now, reason)
+		p.RemoveApp(id, now)
+		p.appState(a, app.FailEvent, now, reason)
+	}
+	for id := range p.nodes {
+		n := p.nodes[id]
+		p.index.Remove(n)
+	}
+	clear(p.nodes)
+	p.cluster = resource.Vector{}
+}

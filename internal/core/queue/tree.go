@@ -49,20 +49,23 @@ func (t *Tree) Each(fn func(*Queue)) {
 // Cluster returns the cluster capacity the root's max is set to.
 func (t *Tree) Cluster() resource.Vector { return t.cluster }
 
-// Reconfigure applies a validated partition configuration to the live tree:
-// changed settings are applied, new queues created, configured queues that
-// disappeared are marked Draining (with their children), and re-added
-// queues become Active again. It is all-or-nothing: a change that cannot be
-// applied (a leaf holding applications that would become a parent, a
-// parent with children that would become a leaf) returns an error and
-// changes nothing.
-func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
+// planned is one configured queue with its parsed resources.
+type planned struct {
+	cfg                  *config.QueueConfig
+	guaranteed, maxQuota resource.Quota
+}
+
+// CheckReconfigure reports whether Reconfigure would accept pc, without
+// changing anything.
+func (t *Tree) CheckReconfigure(pc *config.PartitionConfig) error {
+	_, _, err := t.plan(pc)
+	return err
+}
+
+// plan validates pc against the live tree and lists what to apply.
+func (t *Tree) plan(pc *config.PartitionConfig) ([]planned, map[string]bool, error) {
 	if len(pc.Queues) != 1 || !strings.EqualFold(pc.Queues[0].Name, config.RootQueue) {
-		return fmt.Errorf("partition %s: configuration must have the single queue root", pc.Name)
-	}
-	type planned struct {
-		cfg                  *config.QueueConfig
-		guaranteed, maxQuota resource.Quota
+		return nil, nil, fmt.Errorf("partition %s: configuration must have the single queue root", pc.Name)
 	}
 	var plan []planned
 	seen := map[string]bool{}
@@ -95,6 +98,21 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		return nil
 	}
 	if err := check(&pc.Queues[0], config.RootQueue); err != nil {
+		return nil, nil, err
+	}
+	return plan, seen, nil
+}
+
+// Reconfigure applies a validated partition configuration to the live tree:
+// changed settings are applied, new queues created, configured queues that
+// disappeared are marked Draining (with their children), and re-added
+// queues become Active again. It is all-or-nothing: a change that cannot be
+// applied (a leaf holding applications that would become a parent, a
+// parent with children that would become a leaf) returns an error and
+// changes nothing.
+func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
+	plan, seen, err := t.plan(pc)
+	if err != nil {
 		return err
 	}
 	// apply

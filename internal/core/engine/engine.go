@@ -1,0 +1,230 @@
+// Package engine owns the whole scheduler state: the registered resource
+// managers, their partitions and the configuration each runs with. It is a
+// single-writer, steppable engine: its owner calls mutating methods and
+// Step from one goroutine, reads the outboxes, and never shares the live
+// objects with other goroutines. Tests and the simulator drive it directly
+// on virtual time.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Engine is the scheduler core.
+type Engine struct {
+	reg *resource.Registry
+	rms map[string]*RM
+}
+
+// RM is one registered resource manager and its partitions.
+type RM struct {
+	ID          string
+	PolicyGroup string
+	Config      *config.SchedulerConfig
+	Extra       map[string]string
+	partitions  map[string]*partition.Partition
+	names       []string // partition names, sorted
+	removed     []*partition.Partition
+}
+
+// New returns an engine with no resource managers.
+func New() *Engine {
+	return &Engine{reg: resource.NewRegistry(), rms: map[string]*RM{}}
+}
+
+// Registry is the engine's resource name registry.
+func (e *Engine) Registry() *resource.Registry { return e.reg }
+
+// parseConfig parses a configuration string; the empty string is the
+// built-in default (reference §1.1).
+func parseConfig(text string) (*config.SchedulerConfig, error) {
+	if strings.TrimSpace(text) == "" {
+		return config.Default(), nil
+	}
+	return config.Parse([]byte(text))
+}
+
+// RegisterRM registers a resource manager with its configuration. A
+// re-registration by the same ID first removes everything the RM had (its
+// partitions, nodes and applications), so the RM can resync from scratch.
+// A bad configuration rejects the registration and changes nothing.
+func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]string) error {
+	if id == "" {
+		return errors.New("register: resource manager ID is empty")
+	}
+	cfg, err := parseConfig(cfgText)
+	if err != nil {
+		return fmt.Errorf("register %s: %w", id, err)
+	}
+	rm := &RM{ID: id, PolicyGroup: policyGroup, Config: cfg, Extra: extra, partitions: map[string]*partition.Partition{}}
+	for i := range cfg.Partitions {
+		pc := &cfg.Partitions[i]
+		p, err := partition.New(id, e.reg, pc)
+		if err != nil {
+			return fmt.Errorf("register %s: %w", id, err)
+		}
+		rm.partitions[pc.Name] = p
+		rm.names = append(rm.names, pc.Name)
+	}
+	slices.Sort(rm.names)
+	e.rms[id] = rm // replaces (and so wipes) a previous registration
+	return nil
+}
+
+// RM returns a registered resource manager.
+func (e *Engine) RM(id string) (*RM, bool) {
+	rm, ok := e.rms[id]
+	return rm, ok
+}
+
+// RMs returns the registered resource manager IDs, sorted.
+func (e *Engine) RMs() []string {
+	ids := make([]string, 0, len(e.rms))
+	for id := range e.rms {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Partition returns the named partition of an RM ("" means default).
+func (e *Engine) Partition(rmID, name string) (*partition.Partition, error) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return nil, fmt.Errorf("resource manager %q is not registered", rmID)
+	}
+	if name == "" || strings.EqualFold(name, config.DefaultPartition) {
+		name = config.DefaultPartition
+	}
+	p, ok := rm.partitions[name]
+	if !ok {
+		return nil, fmt.Errorf("partition %q of resource manager %s does not exist", name, rmID)
+	}
+	return p, nil
+}
+
+// Partitions returns an RM's partitions in name order.
+func (rm *RM) Partitions() []*partition.Partition {
+	out := make([]*partition.Partition, len(rm.names))
+	for i, n := range rm.names {
+		out[i] = rm.partitions[n]
+	}
+	return out
+}
+
+// UpdateConfig reloads an RM's configuration (reference §1.1). A reload
+// whose checksum equals the active one is a successful no-op. The reload is
+// all-or-nothing: it is validated completely, then applied to every
+// partition; partitions missing from the new configuration are removed
+// (their applications fail, their allocations are released to the RM).
+func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now time.Time) error {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return fmt.Errorf("update configuration: resource manager %q is not registered", rmID)
+	}
+	cfg, err := parseConfig(cfgText)
+	if err != nil {
+		return fmt.Errorf("update configuration: %w", err)
+	}
+	if extra != nil {
+		rm.Extra = extra
+	}
+	if cfg.Checksum == rm.Config.Checksum {
+		return nil
+	}
+	// dry run: every partition's new tree must build on its own, and
+	// existing partitions must accept the change
+	for i := range cfg.Partitions {
+		pc := &cfg.Partitions[i]
+		if _, err := partition.New(rmID, e.reg, pc); err != nil {
+			return fmt.Errorf("update configuration: %w", err)
+		}
+		if p, ok := rm.partitions[pc.Name]; ok {
+			if err := p.CheckReconfigure(pc); err != nil {
+				return fmt.Errorf("update configuration: %w", err)
+			}
+		}
+	}
+	keep := map[string]bool{}
+	for i := range cfg.Partitions {
+		pc := &cfg.Partitions[i]
+		keep[pc.Name] = true
+		if p, ok := rm.partitions[pc.Name]; ok {
+			if err := p.Reconfigure(pc); err != nil {
+				// CheckReconfigure passed, so this is a broken invariant
+				return fmt.Errorf("update configuration: partition %s: %w", pc.Name, err)
+			}
+			continue
+		}
+		p, _ := partition.New(rmID, e.reg, pc)
+		rm.partitions[pc.Name] = p
+	}
+	for name, p := range rm.partitions {
+		if !keep[name] {
+			p.Shutdown(now, "PartitionRemoved")
+			// the partition's final messages still reach the RM
+			rm.removed = append(rm.removed, p)
+			delete(rm.partitions, name)
+		}
+	}
+	rm.names = rm.names[:0]
+	for n := range rm.partitions {
+		rm.names = append(rm.names, n)
+	}
+	slices.Sort(rm.names)
+	rm.Config = cfg
+	return nil
+}
+
+// Step fires timers due at now and runs a scheduling pass on every
+// partition with something to do, in a deterministic order. It returns the
+// number of allocations made.
+func (e *Engine) Step(now time.Time) int {
+	made := 0
+	for _, id := range e.RMs() {
+		for _, p := range e.rms[id].Partitions() {
+			p.Tick(now)
+			made += p.Schedule(now)
+		}
+	}
+	return made
+}
+
+// Drain collects every partition's outbox of one RM, including partitions
+// removed since the last call.
+func (rm *RM) Drain() []partition.Outbox {
+	var out []partition.Outbox
+	for _, p := range rm.removed {
+		if !p.Out.Empty() {
+			out = append(out, p.Out.Take())
+		}
+	}
+	rm.removed = nil
+	for _, p := range rm.Partitions() {
+		if !p.Out.Empty() {
+			out = append(out, p.Out.Take())
+		}
+	}
+	return out
+}
+
+// Verify checks every partition's invariants.
+func (e *Engine) Verify() error {
+	var errs []error
+	for _, id := range e.RMs() {
+		for _, p := range e.rms[id].Partitions() {
+			if err := p.Verify(); err != nil {
+				errs = append(errs, fmt.Errorf("partition %s of %s: %w", p.Name, id, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -48,6 +48,8 @@ type AppUpdate struct {
 // Outbox collects what the scheduler has to tell the RM, in order, until the
 // engine's owner drains it.
 type Outbox struct {
+	// Partition names the partition the messages come from.
+	Partition      string
 	Allocations    []*app.Allocation
 	Released       []Released
 	RejectedAllocs []Rejected
@@ -68,6 +70,6 @@ func (o *Outbox) Empty() bool {
 // Take returns the collected messages and leaves the outbox empty.
 func (o *Outbox) Take() Outbox {
 	out := *o
-	*o = Outbox{}
+	*o = Outbox{Partition: o.Partition}
 	return out
 }

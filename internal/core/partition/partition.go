@@ -70,6 +70,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		apps:       map[string]*app.App{},
 		running:    map[string]bool{},
 		completing: map[string]time.Time{},
+		Out:        Outbox{Partition: pc.Name},
 	}, nil
 }
 

@@ -1,0 +1,227 @@
+package rmproxy
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
+	"github.com/paddock-sched/paddock/internal/resource/siconv"
+	"github.com/paddock-sched/paddock/si"
+	"github.com/paddock-sched/paddock/si/api"
+)
+
+// local holds rejections that belong to no partition (unknown RM or
+// partition), per RM, until the next delivery.
+func (s *Service) local(rmID string) *partition.Outbox {
+	if s.pending == nil {
+		s.pending = map[string]*partition.Outbox{}
+	}
+	o := s.pending[rmID]
+	if o == nil {
+		o = &partition.Outbox{}
+		s.pending[rmID] = o
+	}
+	return o
+}
+
+func (s *Service) vector(r *si.Resource) (resource.Vector, error) {
+	if r == nil {
+		return resource.Vector{}, nil
+	}
+	return siconv.Vector(s.eng.Registry(), r)
+}
+
+func (s *Service) applyNodes(req *si.NodeRequest, now time.Time) {
+	for _, n := range req.Nodes {
+		if n == nil {
+			continue
+		}
+		if err := s.applyNode(req.RmID, n, now); err != nil {
+			s.local(req.RmID).RejectedNodes = append(s.local(req.RmID).RejectedNodes,
+				partition.Rejected{ID: n.NodeID, Reason: err.Error()})
+		}
+	}
+}
+
+func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
+	p, err := s.eng.Partition(rmID, n.Attributes[api.NodePartition])
+	if err != nil {
+		return err
+	}
+	capacity, err := s.vector(n.SchedulableResource)
+	if err != nil {
+		return fmt.Errorf("node %s: schedulable resource: %w", n.NodeID, err)
+	}
+	occupied, err := s.vector(n.OccupiedResource)
+	if err != nil {
+		return fmt.Errorf("node %s: occupied resource: %w", n.NodeID, err)
+	}
+	switch n.Action {
+	case si.NodeInfo_CREATE, si.NodeInfo_CREATE_DRAIN:
+		if err := p.AddNode(n.NodeID, capacity, occupied, n.Attributes, n.Action == si.NodeInfo_CREATE); err != nil {
+			return err
+		}
+		p.Out.AcceptedNodes = append(p.Out.AcceptedNodes, n.NodeID)
+		return nil
+	case si.NodeInfo_UPDATE:
+		if n.SchedulableResource == nil {
+			if node, ok := p.Node(n.NodeID); ok {
+				capacity = node.Capacity
+			}
+		}
+		if n.OccupiedResource == nil {
+			if node, ok := p.Node(n.NodeID); ok {
+				occupied = node.Occupied
+			}
+		}
+		return p.UpdateNode(n.NodeID, capacity, occupied)
+	case si.NodeInfo_DRAIN_NODE:
+		return p.SetSchedulable(n.NodeID, false)
+	case si.NodeInfo_DRAIN_TO_SCHEDULABLE:
+		return p.SetSchedulable(n.NodeID, true)
+	case si.NodeInfo_DECOMISSION:
+		return p.RemoveNode(n.NodeID, now)
+	}
+	return fmt.Errorf("node %s: unknown action %v", n.NodeID, n.Action)
+}
+
+func (s *Service) applyApps(req *si.ApplicationRequest, now time.Time) {
+	for _, a := range req.New {
+		if a == nil {
+			continue
+		}
+		if err := s.addApp(req.RmID, a, now); err != nil {
+			s.local(req.RmID).RejectedApps = append(s.local(req.RmID).RejectedApps,
+				partition.Rejected{AppID: a.ApplicationID, Reason: err.Error()})
+		}
+	}
+	for _, r := range req.Remove {
+		if r == nil {
+			continue
+		}
+		if p, err := s.eng.Partition(req.RmID, r.PartitionName); err == nil {
+			p.RemoveApp(r.ApplicationID, now)
+		}
+	}
+}
+
+func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time) error {
+	p, err := s.eng.Partition(rmID, a.PartitionName)
+	if err != nil {
+		return err
+	}
+	ph, err := s.vector(a.PlaceholderAsk)
+	if err != nil {
+		return fmt.Errorf("application %s: placeholder ask: %w", a.ApplicationID, err)
+	}
+	r := partition.AppRequest{
+		ID:               a.ApplicationID,
+		Queue:            a.QueueName,
+		Tags:             a.Tags,
+		PlaceholderAsk:   ph,
+		GangStyle:        a.GangSchedulingStyle,
+		ExecutionTimeout: time.Duration(a.ExecutionTimeoutMilliSeconds) * time.Millisecond,
+	}
+	if a.Ugi != nil {
+		r.User, r.Groups = a.Ugi.User, a.Ugi.Groups
+	}
+	// rejections are reported by the partition itself
+	_ = p.AddApp(r, now)
+	return nil
+}
+
+func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
+	for _, x := range req.Allocations {
+		if x == nil {
+			continue
+		}
+		if err := s.addAllocation(req.RmID, x, now); err != nil {
+			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
+				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
+		}
+	}
+	if req.Releases == nil {
+		return
+	}
+	for _, r := range req.Releases.AllocationsToRelease {
+		if r == nil {
+			continue
+		}
+		p, err := s.eng.Partition(req.RmID, r.PartitionName)
+		if err != nil {
+			continue
+		}
+		if r.AllocationKey == "" {
+			// the whole application's asks and allocations
+			if a, ok := p.App(r.ApplicationID); ok {
+				var keys []string
+				a.Each(func(x *app.Allocation) bool { keys = append(keys, x.Key); return true })
+				for _, k := range keys {
+					p.Release(r.ApplicationID, k, now)
+				}
+			}
+			continue
+		}
+		if r.ApplicationID == "" && p.RemoveForeign(r.AllocationKey) {
+			continue
+		}
+		p.Release(r.ApplicationID, r.AllocationKey, now)
+	}
+}
+
+func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) error {
+	p, err := s.eng.Partition(rmID, x.PartitionName)
+	if err != nil {
+		return err
+	}
+	res, err := s.vector(x.ResourcePerAlloc)
+	if err != nil {
+		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
+	}
+	if _, foreign := x.AllocationTags[api.Foreign]; foreign {
+		if x.NodeID == "" {
+			return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
+		}
+		return p.AddForeign(x.NodeID, x.AllocationKey, res)
+	}
+	// an update of a known key changes its resources in place
+	if a, ok := p.App(x.ApplicationID); ok {
+		if old, ok := a.Allocation(x.AllocationKey); ok {
+			if old.Res == res {
+				return nil
+			}
+			return p.UpdateAsk(x.ApplicationID, x.AllocationKey, res)
+		}
+	}
+	al := &app.Allocation{
+		Key:          x.AllocationKey,
+		AppID:        x.ApplicationID,
+		NodeID:       x.NodeID,
+		Res:          res,
+		Priority:     x.Priority,
+		Placeholder:  x.Placeholder,
+		TaskGroup:    x.TaskGroupName,
+		Originator:   x.Originator,
+		Tags:         x.AllocationTags,
+		RequiredNode: x.AllocationTags[api.KeyRequiredNode],
+		PreemptSelf:  true,
+		PreemptOther: true,
+	}
+	if pp := x.PreemptionPolicy; pp != nil {
+		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
+	}
+	if ct, ok := x.AllocationTags[api.CreationTime]; ok {
+		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
+			al.Created = time.Unix(sec, 0)
+		}
+	}
+	if x.NodeID != "" {
+		_ = p.AddAllocation(al, now) // rejections are reported by the partition
+		return nil
+	}
+	_ = p.AddAsk(al, now)
+	return nil
+}

@@ -1,0 +1,87 @@
+package rmproxy
+
+import (
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource/siconv"
+	"github.com/paddock-sched/paddock/si"
+)
+
+// deliver sends every RM what the engine decided since the last delivery:
+// one AllocationResponse, ApplicationResponse and NodeResponse per RM at
+// most, in the order node, application, allocation.
+func (s *Service) deliver() {
+	for _, id := range s.eng.RMs() {
+		rm, _ := s.eng.RM(id)
+		boxes := rm.Drain()
+		if o := s.pending[id]; o != nil && !o.Empty() {
+			boxes = append([]partition.Outbox{o.Take()}, boxes...)
+		}
+		cb := s.callbacks[id]
+		if cb == nil || len(boxes) == 0 {
+			continue
+		}
+		var nodes si.NodeResponse
+		var apps si.ApplicationResponse
+		var allocs si.AllocationResponse
+		for _, b := range boxes {
+			for _, n := range b.AcceptedNodes {
+				nodes.Accepted = append(nodes.Accepted, &si.AcceptedNode{NodeID: n})
+			}
+			for _, r := range b.RejectedNodes {
+				nodes.Rejected = append(nodes.Rejected, &si.RejectedNode{NodeID: r.ID, Reason: r.Reason})
+			}
+			for _, a := range b.AcceptedApps {
+				apps.Accepted = append(apps.Accepted, &si.AcceptedApplication{ApplicationID: a})
+			}
+			for _, r := range b.RejectedApps {
+				apps.Rejected = append(apps.Rejected, &si.RejectedApplication{ApplicationID: r.AppID, Reason: r.Reason})
+			}
+			for _, u := range b.AppUpdates {
+				apps.Updated = append(apps.Updated, &si.UpdatedApplication{
+					ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,
+				})
+			}
+			for _, x := range b.Allocations {
+				allocs.New = append(allocs.New, s.toSI(x, b))
+			}
+			for _, r := range b.Released {
+				allocs.Released = append(allocs.Released, &si.AllocationRelease{
+					PartitionName: r.Partition, ApplicationID: r.AppID, AllocationKey: r.AllocationKey,
+					TerminationType: si.TerminationType(r.Termination), Message: r.Message,
+				})
+			}
+			for _, r := range b.RejectedAllocs {
+				allocs.RejectedAllocations = append(allocs.RejectedAllocations, &si.RejectedAllocation{
+					AllocationKey: r.ID, ApplicationID: r.AppID, Reason: r.Reason,
+				})
+			}
+		}
+		if len(nodes.Accepted)+len(nodes.Rejected) > 0 {
+			_ = cb.UpdateNode(&nodes)
+		}
+		if len(apps.Accepted)+len(apps.Rejected)+len(apps.Updated) > 0 {
+			_ = cb.UpdateApplication(&apps)
+		}
+		if len(allocs.New)+len(allocs.Released)+len(allocs.RejectedAllocations) > 0 {
+			_ = cb.UpdateAllocation(&allocs)
+		}
+	}
+}
+
+func (s *Service) toSI(x *app.Allocation, b partition.Outbox) *si.Allocation {
+	res, _ := siconv.Resource(s.eng.Registry(), x.Res)
+	return &si.Allocation{
+		AllocationKey:    x.Key,
+		AllocationTags:   x.Tags,
+		ResourcePerAlloc: res,
+		Priority:         x.Priority,
+		NodeID:           x.NodeID,
+		ApplicationID:    x.AppID,
+		PartitionName:    b.Partition,
+		TaskGroupName:    x.TaskGroup,
+		Placeholder:      x.Placeholder,
+		Originator:       x.Originator,
+		PreemptionPolicy: &si.PreemptionPolicy{AllowPreemptSelf: x.PreemptSelf, AllowPreemptOther: x.PreemptOther},
+	}
+}

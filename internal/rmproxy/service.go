@@ -1,0 +1,192 @@
+// Package rmproxy binds the in-process Scheduler Interface to the engine:
+// it implements api.SchedulerAPI, converts SI messages into engine calls on
+// the one goroutine that owns the engine, and delivers the engine's
+// outcomes to each resource manager's callback.
+package rmproxy
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/si"
+	"github.com/paddock-sched/paddock/si/api"
+)
+
+// TickInterval is how often the service runs timers and a scheduling pass
+// when nothing else wakes it.
+const TickInterval = 100 * time.Millisecond
+
+// Service is the scheduler service: an inbox of work, one goroutine that
+// applies it to the engine, and the RM callbacks it reports to.
+type Service struct {
+	clk clock.Clock
+	eng *engine.Engine
+
+	mu      sync.Mutex
+	inbox   []func(now time.Time)
+	stopped bool
+	wake    chan struct{}
+	done    chan struct{}
+
+	// owned by the service goroutine
+	callbacks map[string]api.ResourceManagerCallback
+	pending   map[string]*partition.Outbox
+}
+
+var _ api.SchedulerAPI = (*Service)(nil)
+
+// ErrStopped is returned by calls made after Stop.
+var ErrStopped = errors.New("scheduler service is stopped")
+
+// New starts a scheduler service on clock clk.
+func New(clk clock.Clock) *Service {
+	s := &Service{
+		clk:       clk,
+		eng:       engine.New(),
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+		callbacks: map[string]api.ResourceManagerCallback{},
+	}
+	go s.loop()
+	return s
+}
+
+// enqueue hands f to the service goroutine.
+func (s *Service) enqueue(f func(now time.Time)) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return ErrStopped
+	}
+	s.inbox = append(s.inbox, f)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// call runs f on the service goroutine and waits for its result.
+func (s *Service) call(f func(now time.Time) error) error {
+	res := make(chan error, 1)
+	if err := s.enqueue(func(now time.Time) { res <- f(now) }); err != nil {
+		return err
+	}
+	select {
+	case err := <-res:
+		return err
+	case <-s.done:
+		return ErrStopped
+	}
+}
+
+func (s *Service) loop() {
+	defer close(s.done)
+	tick := time.NewTicker(TickInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.wake:
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		work := s.inbox
+		s.inbox = nil
+		stopped := s.stopped
+		s.mu.Unlock()
+		now := s.clk.Now()
+		for _, f := range work {
+			f(now)
+		}
+		if stopped {
+			return
+		}
+		s.eng.Step(now)
+		s.deliver()
+	}
+}
+
+// Stop stops the service goroutine after the work already queued.
+func (s *Service) Stop() {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		<-s.done
+		return
+	}
+	s.stopped = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	<-s.done
+}
+
+// Inspect runs f on the service goroutine with the live engine and waits
+// for it: the way tests and state dumps read consistent state.
+func (s *Service) Inspect(f func(e *engine.Engine)) error {
+	return s.call(func(time.Time) error { f(s.eng); return nil })
+}
+
+// RegisterResourceManager registers (or re-registers) an RM. It is
+// synchronous: when it returns, the RM's partitions exist. Do not call it
+// from inside a callback.
+func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest, cb api.ResourceManagerCallback) (*si.RegisterResourceManagerResponse, error) {
+	if req == nil {
+		return nil, errors.New("register: nil request")
+	}
+	if cb == nil {
+		return nil, errors.New("register: nil callback")
+	}
+	err := s.call(func(time.Time) error {
+		if err := s.eng.RegisterRM(req.RmID, req.PolicyGroup, req.Config, req.ExtraConfig); err != nil {
+			return err
+		}
+		s.callbacks[req.RmID] = cb
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &si.RegisterResourceManagerResponse{}, nil
+}
+
+// UpdateConfiguration reloads an RM's configuration; synchronous.
+func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error {
+	if req == nil {
+		return errors.New("update configuration: nil request")
+	}
+	return s.call(func(now time.Time) error {
+		return s.eng.UpdateConfig(req.RmID, req.Config, req.ExtraConfig, now)
+	})
+}
+
+// UpdateNode queues node changes; outcomes arrive through the callback.
+func (s *Service) UpdateNode(req *si.NodeRequest) error {
+	if req == nil {
+		return errors.New("update node: nil request")
+	}
+	return s.enqueue(func(now time.Time) { s.applyNodes(req, now) })
+}
+
+// UpdateApplication queues application changes.
+func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
+	if req == nil {
+		return errors.New("update application: nil request")
+	}
+	return s.enqueue(func(now time.Time) { s.applyApps(req, now) })
+}
+
+// UpdateAllocation queues asks, allocations and releases.
+func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
+	if req == nil {
+		return errors.New("update allocation: nil request")
+	}
+	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) })
+}

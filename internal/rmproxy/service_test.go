@@ -1,0 +1,250 @@
+package rmproxy
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/si"
+	"github.com/paddock-sched/paddock/si/api"
+)
+
+// recorder is an RM callback that records everything it is told.
+type recorder struct {
+	mu       sync.Mutex
+	allocs   []*si.Allocation
+	released []*si.AllocationRelease
+	rejAlloc []*si.RejectedAllocation
+	accApps  []string
+	rejApps  []*si.RejectedApplication
+	updated  []*si.UpdatedApplication
+	accNodes []string
+	rejNodes []*si.RejectedNode
+	changed  chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
+
+func (r *recorder) poke() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (r *recorder) UpdateAllocation(resp *si.AllocationResponse) error {
+	r.mu.Lock()
+	r.allocs = append(r.allocs, resp.New...)
+	r.released = append(r.released, resp.Released...)
+	r.rejAlloc = append(r.rejAlloc, resp.RejectedAllocations...)
+	r.mu.Unlock()
+	r.poke()
+	return nil
+}
+
+func (r *recorder) UpdateApplication(resp *si.ApplicationResponse) error {
+	r.mu.Lock()
+	for _, a := range resp.Accepted {
+		r.accApps = append(r.accApps, a.ApplicationID)
+	}
+	r.rejApps = append(r.rejApps, resp.Rejected...)
+	r.updated = append(r.updated, resp.Updated...)
+	r.mu.Unlock()
+	r.poke()
+	return nil
+}
+
+func (r *recorder) UpdateNode(resp *si.NodeResponse) error {
+	r.mu.Lock()
+	for _, n := range resp.Accepted {
+		r.accNodes = append(r.accNodes, n.NodeID)
+	}
+	r.rejNodes = append(r.rejNodes, resp.Rejected...)
+	r.mu.Unlock()
+	r.poke()
+	return nil
+}
+
+func (r *recorder) Predicates(*si.PredicatesArgs) error { return nil }
+func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+	return &si.PreemptionPredicatesResponse{Success: true}
+}
+func (r *recorder) SendEvent([]*si.EventRecord)                                              {}
+func (r *recorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
+
+// await waits until cond holds on the recorder (checked under its lock).
+func (r *recorder) await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		ok := cond()
+		r.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-r.changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+var _ api.ResourceManagerCallback = (*recorder)(nil)
+
+const cfg = `
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+          - name: b
+`
+
+func res(cpu, mem int64) *si.Resource {
+	return &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: cpu}, "memory": {Value: mem}}}
+}
+
+func TestEndToEndInProcess(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := newRecorder()
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec); err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*si.NodeInfo
+	for i := range 3 {
+		nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprint("n", i), Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)})
+	}
+	nodes = append(nodes, &si.NodeInfo{NodeID: "bad", Action: si.NodeInfo_CREATE, Attributes: map[string]string{api.NodePartition: "nope"}})
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: nodes})
+	rec.await(t, "nodes", func() bool { return len(rec.accNodes) == 3 && len(rec.rejNodes) == 1 })
+
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+		{ApplicationID: "app2", QueueName: "root.nope", Ugi: &si.UserGroupInformation{User: "bob"}},
+	}})
+	rec.await(t, "apps", func() bool { return len(rec.accApps) == 1 && len(rec.rejApps) == 1 })
+
+	var asks []*si.Allocation
+	for i := range 12 {
+		asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprint("ask", i), ApplicationID: "app1", ResourcePerAlloc: res(1000, 1<<30)})
+	}
+	asks = append(asks, &si.Allocation{AllocationKey: "empty", ApplicationID: "app1", ResourcePerAlloc: res(0, 0)})
+	asks = append(asks, &si.Allocation{AllocationKey: "orphan", ApplicationID: "ghost", ResourcePerAlloc: res(1, 1)})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: asks})
+	rec.await(t, "allocations", func() bool { return len(rec.allocs) == 12 && len(rec.rejAlloc) == 2 })
+
+	perNode := map[string]int{}
+	for _, a := range rec.allocs {
+		perNode[a.NodeID]++
+	}
+	for n, c := range perNode {
+		if c != 4 {
+			t.Errorf("node %s got %d allocations, want 4 (fair spread, 4 cores each)", n, c)
+		}
+	}
+	rec.await(t, "app running", func() bool {
+		for _, u := range rec.updated {
+			if u.ApplicationID == "app1" && u.State == "Running" {
+				return true
+			}
+		}
+		return false
+	})
+
+	// release everything: the application completes
+	var rel []*si.AllocationRelease
+	for _, a := range rec.allocs {
+		rel = append(rel, &si.AllocationRelease{ApplicationID: "app1", AllocationKey: a.AllocationKey, TerminationType: si.TerminationType_STOPPED_BY_RM})
+	}
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Releases: &si.AllocationReleasesRequest{AllocationsToRelease: rel}})
+	rec.await(t, "completing", func() bool {
+		for _, u := range rec.updated {
+			if u.ApplicationID == "app1" && u.State == "Completing" {
+				return true
+			}
+		}
+		return false
+	})
+	if err := s.Inspect(func(e *engine.Engine) {
+		if err := e.Verify(); err != nil {
+			t.Error(err)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReRegistrationWipesAndResyncs(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := newRecorder()
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec)
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "k1", ApplicationID: "app1", ResourcePerAlloc: res(1000, 1)}}})
+	rec.await(t, "first allocation", func() bool { return len(rec.allocs) == 1 })
+
+	// the RM restarts: re-register, then resync the node, the app and the
+	// allocation it knows about (with its node)
+	rec2 := newRecorder()
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec2); err != nil {
+		t.Fatal(err)
+	}
+	s.Inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		if p.NodeCount() != 0 || p.AppCount() != 0 {
+			t.Errorf("re-registration left %d nodes, %d apps", p.NodeCount(), p.AppCount())
+		}
+	})
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "k1", ApplicationID: "app1", NodeID: "n0", ResourcePerAlloc: res(1000, 1)}}})
+	rec2.await(t, "recovered allocation confirmed", func() bool { return len(rec2.allocs) == 1 && rec2.allocs[0].NodeID == "n0" })
+	s.Inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		a, ok := p.App("app1")
+		if !ok || a.AllocatedCount() != 1 {
+			t.Errorf("recovered app missing or empty")
+		}
+		if err := e.Verify(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func TestBadRequestsAreRejectedNotFatal(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := newRecorder()
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: "partitions: [{name: x, queues: [{name: root, bogus: 1}]}]"}, rec); err == nil {
+		t.Fatal("bad config accepted")
+	}
+	if _, err := s.RegisterResourceManager(nil, rec); err == nil {
+		t.Fatal("nil request accepted")
+	}
+	if err := s.UpdateNode(nil); err == nil {
+		t.Fatal("nil node request accepted")
+	}
+	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "ghost"}); err == nil {
+		t.Fatal("config update for unknown RM accepted")
+	}
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec)
+	neg := &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: -5}}}
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{nil, {NodeID: "n", Action: si.NodeInfo_CREATE, SchedulableResource: neg}}})
+	rec.await(t, "negative node rejected", func() bool { return len(rec.rejNodes) == 1 })
+	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm1", Config: "partitions: []"}); err == nil {
+		t.Fatal("config without partitions accepted")
+	}
+	s.Stop()
+	if err := s.UpdateApplication(&si.ApplicationRequest{}); err != ErrStopped {
+		t.Fatalf("after Stop: %v", err)
+	}
+}

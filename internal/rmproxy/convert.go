@@ -193,7 +193,11 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 			if old.Res == res {
 				return nil
 			}
-			return p.UpdateAsk(x.ApplicationID, x.AllocationKey, res)
+			if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
+				return err
+			}
+			old.Origin = x
+			return nil
 		}
 	}
 	al := &app.Allocation{
@@ -209,6 +213,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 		RequiredNode: x.AllocationTags[api.KeyRequiredNode],
 		PreemptSelf:  true,
 		PreemptOther: true,
+		Origin:       x,
 	}
 	if pp := x.PreemptionPolicy; pp != nil {
 		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther

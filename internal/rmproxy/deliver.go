@@ -70,6 +70,23 @@ func (s *Service) deliver() {
 }
 
 func (s *Service) toSI(x *app.Allocation, b partition.Outbox) *si.Allocation {
+	// the RM's own message carries the same resources and policy: share
+	// them rather than building new maps for every allocation
+	if o, ok := x.Origin.(*si.Allocation); ok && o.ResourcePerAlloc != nil {
+		return &si.Allocation{
+			AllocationKey:    x.Key,
+			AllocationTags:   x.Tags,
+			ResourcePerAlloc: o.ResourcePerAlloc,
+			Priority:         x.Priority,
+			NodeID:           x.NodeID,
+			ApplicationID:    x.AppID,
+			PartitionName:    b.Partition,
+			TaskGroupName:    x.TaskGroup,
+			Placeholder:      x.Placeholder,
+			Originator:       x.Originator,
+			PreemptionPolicy: o.PreemptionPolicy,
+		}
+	}
 	res, _ := siconv.Resource(s.eng.Registry(), x.Res)
 	return &si.Allocation{
 		AllocationKey:    x.Key,

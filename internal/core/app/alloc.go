@@ -27,6 +27,9 @@ type Allocation struct {
 	// PreemptSelf and PreemptOther are the ask's preemption policy.
 	PreemptSelf, PreemptOther bool
 	Tags                      map[string]string
+	// Origin is an opaque handle the edge that created the allocation may
+	// keep (the RM's original message); the core never looks at it.
+	Origin any
 	// Released is set while a release initiated by the scheduler (placeholder
 	// replacement, preemption, timeout) waits for the RM's confirmation.
 	Released bool

@@ -20,6 +20,22 @@ var errNil = errors.New("SI resource is nil")
 // types than the registry can hold are errors naming the offending resource;
 // on error the registry is unchanged. An empty message is the zero vector.
 func Vector(r *resource.Registry, res *si.Resource) (resource.Vector, error) {
+	// fast path, without allocation: every name known, every value valid
+	if res != nil {
+		var v resource.Vector
+		ok := true
+		for name, q := range res.Resources {
+			i, known := r.Index(name)
+			if !known || q == nil || q.Value < 0 {
+				ok = false
+				break
+			}
+			v[i] = q.Value
+		}
+		if ok {
+			return v, nil
+		}
+	}
 	m, err := toMap(res)
 	if err != nil {
 		return resource.Vector{}, err

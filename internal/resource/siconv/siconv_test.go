@@ -120,3 +120,15 @@ func TestResourceErrors(t *testing.T) {
 		t.Errorf("unnamed index: error = %v", err)
 	}
 }
+
+func TestVectorFastPathAllocatesNothing(t *testing.T) {
+	r := resource.NewRegistry()
+	res := &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: 1000}, "memory": {Value: 1 << 30}}}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := Vector(r, res); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("Vector allocates %v times per call", n)
+	}
+}

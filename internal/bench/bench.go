@@ -1,0 +1,199 @@
+// Package bench measures the scheduler end to end through the in-process
+// SI API: a resource manager registers, reports nodes and applications, and
+// submits asks; the clock runs from the first ask submitted until the RM
+// callback has received the last allocation. Both `go test -bench` and
+// `paddock bench` use it.
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
+	"github.com/paddock-sched/paddock/si"
+)
+
+// Scenario is one benchmark configuration.
+type Scenario struct {
+	Nodes  int
+	Asks   int
+	Apps   int
+	Queues int
+	// Mixed asks cycle through four shapes; uniform asks are all 1 core,
+	// 1 GiB.
+	Mixed bool
+}
+
+// Name is the scenario's benchmark name.
+func (s Scenario) Name() string {
+	shape := "uniform"
+	if s.Mixed {
+		shape = "mixed"
+	}
+	return fmt.Sprintf("nodes=%d/asks=%d/apps=%d/queues=%d/%s", s.Nodes, s.Asks, s.Apps, s.Queues, shape)
+}
+
+// Result is what one run measured.
+type Result struct {
+	Scenario    Scenario
+	Allocated   int
+	Elapsed     time.Duration
+	PerSecond   float64
+	NsPerAlloc  float64
+	HeapAllocs  float64 // heap allocations per decision
+	PeakHeap    uint64  // bytes in use at the end of the run
+	BytesPerAsk float64 // heap growth per ask after submission (approx.)
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  %10.0f allocs/s  %7.0f ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
+		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, r.PerSecond, r.NsPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+}
+
+// Scenarios returns the standard matrix of issue #7: M nodes x N asks in
+// three splits, uniform and mixed.
+func Scenarios() []Scenario {
+	var out []Scenario
+	for _, m := range []int{1000, 5000, 10000} {
+		for _, n := range []int{10000, 100000} {
+			for _, split := range [][2]int{{2, 1}, {100, 10}, {1000, 10}} {
+				for _, mixed := range []bool{false, true} {
+					out = append(out, Scenario{Nodes: m, Asks: n, Apps: split[0], Queues: split[1], Mixed: mixed})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// counter is the RM side of the benchmark.
+type counter struct {
+	allocated atomic.Int64
+	accNodes  atomic.Int64
+	accApps   atomic.Int64
+	rejected  atomic.Int64
+	target    int64
+	done      chan struct{}
+	once      sync.Once
+}
+
+func (c *counter) UpdateAllocation(r *si.AllocationResponse) error {
+	c.rejected.Add(int64(len(r.RejectedAllocations)))
+	if c.allocated.Add(int64(len(r.New))) >= c.target && c.target > 0 {
+		c.once.Do(func() { close(c.done) })
+	}
+	return nil
+}
+func (c *counter) UpdateApplication(r *si.ApplicationResponse) error {
+	c.accApps.Add(int64(len(r.Accepted)))
+	c.rejected.Add(int64(len(r.Rejected)))
+	return nil
+}
+func (c *counter) UpdateNode(r *si.NodeResponse) error {
+	c.accNodes.Add(int64(len(r.Accepted)))
+	c.rejected.Add(int64(len(r.Rejected)))
+	return nil
+}
+func (c *counter) Predicates(*si.PredicatesArgs) error { return nil }
+func (c *counter) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+	return nil
+}
+func (c *counter) SendEvent([]*si.EventRecord)                                              {}
+func (c *counter) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
+
+func queuesYAML(n int) string {
+	var b strings.Builder
+	b.WriteString("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: \"*\"\n        queues:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "          - name: q%d\n", i)
+	}
+	return b.String()
+}
+
+func res(cpu, mem int64) *si.Resource {
+	return &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: cpu}, "memory": {Value: mem}}}
+}
+
+var shapes = [4][2]int64{{1000, 1 << 30}, {500, 2 << 30}, {2000, 512 << 20}, {250, 256 << 20}}
+
+func waitFor(what string, cond func() bool, c *counter) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bench: timed out waiting for %s (rejected %d)", what, c.rejected.Load())
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return nil
+}
+
+// Run executes one scenario and returns what it measured.
+func Run(sc Scenario) (Result, error) {
+	svc := rmproxy.New(clock.Real{})
+	defer svc.Stop()
+	c := &counter{done: make(chan struct{})}
+	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues)}, c); err != nil {
+		return Result{}, err
+	}
+	const batch = 1000
+	for i := 0; i < sc.Nodes; i += batch {
+		var nodes []*si.NodeInfo
+		for j := i; j < min(i+batch, sc.Nodes); j++ {
+			nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprintf("node-%06d", j), Action: si.NodeInfo_CREATE, SchedulableResource: res(128000, 512<<30)})
+		}
+		svc.UpdateNode(&si.NodeRequest{RmID: "bench", Nodes: nodes})
+	}
+	var apps []*si.AddApplicationRequest
+	for i := range sc.Apps {
+		apps = append(apps, &si.AddApplicationRequest{ApplicationID: fmt.Sprintf("app-%05d", i), QueueName: fmt.Sprintf("root.q%d", i%sc.Queues), Ugi: &si.UserGroupInformation{User: fmt.Sprintf("user%d", i%50)}})
+	}
+	svc.UpdateApplication(&si.ApplicationRequest{RmID: "bench", New: apps})
+	if err := waitFor("nodes and apps", func() bool {
+		return c.accNodes.Load() == int64(sc.Nodes) && c.accApps.Load() == int64(sc.Apps)
+	}, c); err != nil {
+		return Result{}, err
+	}
+	// build the asks before the clock starts: the RM's own work is not ours
+	var reqs []*si.AllocationRequest
+	for i := 0; i < sc.Asks; i += batch {
+		var asks []*si.Allocation
+		for j := i; j < min(i+batch, sc.Asks); j++ {
+			sh := shapes[0]
+			if sc.Mixed {
+				sh = shapes[j%len(shapes)]
+			}
+			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("ask-%07d", j), ApplicationID: fmt.Sprintf("app-%05d", j%sc.Apps), ResourcePerAlloc: res(sh[0], sh[1])})
+		}
+		reqs = append(reqs, &si.AllocationRequest{RmID: "bench", Allocations: asks})
+	}
+	c.target = int64(sc.Asks)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for _, r := range reqs {
+		svc.UpdateAllocation(r)
+	}
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Minute):
+		return Result{}, fmt.Errorf("bench: %d of %d allocated after 5 minutes (rejected %d)", c.allocated.Load(), sc.Asks, c.rejected.Load())
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	n := c.allocated.Load()
+	return Result{
+		Scenario:   sc,
+		Allocated:  int(n),
+		Elapsed:    elapsed,
+		PerSecond:  float64(n) / elapsed.Seconds(),
+		NsPerAlloc: float64(elapsed.Nanoseconds()) / float64(n),
+		HeapAllocs: float64(after.Mallocs-before.Mallocs) / float64(n),
+		PeakHeap:   after.HeapInuse,
+	}, nil
+}

@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"testing"
+)
+
+// TestSmallScenarioAllocatesEverything checks the harness itself: every ask
+// of a small scenario is allocated and counted.
+func TestSmallScenarioAllocatesEverything(t *testing.T) {
+	for _, sc := range []Scenario{
+		{Nodes: 20, Asks: 500, Apps: 2, Queues: 1},
+		{Nodes: 20, Asks: 500, Apps: 50, Queues: 5, Mixed: true},
+	} {
+		r, err := Run(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Allocated != sc.Asks {
+			t.Fatalf("%s: allocated %d of %d", sc.Name(), r.Allocated, sc.Asks)
+		}
+	}
+}
+
+// BenchmarkAllocate runs the issue #7 matrix at 5,000 nodes (use
+// `paddock bench` for the whole matrix). Each iteration is one full run.
+func BenchmarkAllocate(b *testing.B) {
+	for _, sc := range Scenarios() {
+		if sc.Nodes != 5000 {
+			continue
+		}
+		b.Run(sc.Name(), func(b *testing.B) {
+			var last Result
+			for range b.N {
+				r, err := Run(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				last = r
+			}
+			b.ReportMetric(last.PerSecond, "allocs/s")
+			b.ReportMetric(last.NsPerAlloc, "ns/alloc")
+			b.ReportMetric(last.HeapAllocs, "heap-allocs/alloc")
+		})
+	}
+}

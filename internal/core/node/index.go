@@ -29,6 +29,9 @@ type Index struct {
 	n       int
 	policy  Policy
 	weights resource.Weights
+	// width is the number of leading resource types any node has; the
+	// vector loops stop there (types beyond it are zero on every node).
+	width int
 }
 
 type tnode struct {
@@ -54,6 +57,36 @@ var ineligible = func() resource.Vector {
 // resource weights.
 func NewIndex(p Policy, w resource.Weights) *Index {
 	return &Index{policy: p, weights: w}
+}
+
+// widen makes sure the vector loops cover every type node n has.
+func (x *Index) widen(n *Node) {
+	for i := resource.MaxTypes - 1; i >= x.width; i-- {
+		if n.Capacity[i] != 0 || n.Occupied[i] != 0 || n.Allocated[i] != 0 {
+			x.width = i + 1
+			x.repull(x.root) // subtree maxima must now cover the new types
+			return
+		}
+	}
+}
+
+func (x *Index) repull(t *tnode) {
+	if t == nil {
+		return
+	}
+	x.repull(t.left)
+	x.repull(t.right)
+	t.pull(x.width)
+}
+
+// beyond reports whether ask needs a type no node has.
+func (x *Index) beyond(ask *resource.Vector) bool {
+	for i := x.width; i < resource.MaxTypes; i++ {
+		if ask[i] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Len returns the number of indexed nodes.
@@ -84,9 +117,10 @@ func (x *Index) Add(n *Node) {
 	if n.t != nil {
 		return
 	}
+	x.widen(n)
 	t := &tnode{node: n, prio: prio(n.ID)}
 	x.fill(t)
-	x.root = insert(x.root, t)
+	x.root = x.insert(x.root, t)
 	n.t = t
 	x.n++
 }
@@ -96,7 +130,7 @@ func (x *Index) Remove(n *Node) {
 	if n.t == nil {
 		return
 	}
-	x.root = remove(x.root, n.t)
+	x.root = x.remove(x.root, n.t)
 	n.t = nil
 	x.n--
 }
@@ -107,11 +141,12 @@ func (x *Index) Update(n *Node) {
 	if n.t == nil {
 		return
 	}
+	x.widen(n)
 	t := n.t
-	x.root = remove(x.root, t)
+	x.root = x.remove(x.root, t)
 	x.fill(t)
 	t.left, t.right = nil, nil
-	x.root = insert(x.root, t)
+	x.root = x.insert(x.root, t)
 }
 
 // Reconfigure changes the policy and weights and re-orders every node.
@@ -142,7 +177,10 @@ func (x *Index) fill(t *tnode) {
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
 func (x *Index) First(ask resource.Vector) *Node {
-	t := first(x.root, &ask, nil)
+	if x.beyond(&ask) {
+		return nil
+	}
+	t := x.first(x.root, &ask, nil)
 	if t == nil {
 		return nil
 	}
@@ -156,7 +194,10 @@ func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.t == nil {
 		return x.First(ask)
 	}
-	t := first(x.root, &ask, prev.t)
+	if x.beyond(&ask) {
+		return nil
+	}
+	t := x.first(x.root, &ask, prev.t)
 	if t == nil {
 		return nil
 	}
@@ -185,9 +226,10 @@ func less(a, b *tnode) bool {
 
 // first finds the leftmost entry strictly after lo (nil: no bound) that is
 // eligible and fits ask.
-func first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
+func (x *Index) first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
+	w := x.width
 	for t != nil {
-		if !ask.Fits(t.agg) {
+		if !fits(ask, &t.agg, w) {
 			return nil
 		}
 		if lo != nil && !less(lo, t) {
@@ -195,10 +237,10 @@ func first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
 			t = t.right
 			continue
 		}
-		if r := first(t.left, ask, lo); r != nil {
+		if r := x.first(t.left, ask, lo); r != nil {
 			return r
 		}
-		if ask.Fits(t.avail) {
+		if fits(ask, &t.avail, w) {
 			return t
 		}
 		// everything left of t is done; the right subtree is after lo.
@@ -207,54 +249,70 @@ func first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
 	return nil
 }
 
-func (t *tnode) pull() {
-	a := t.avail
-	if t.left != nil {
-		a = a.Max(t.left.agg)
+// fits is Vector.Fits over the first w types.
+func fits(ask, avail *resource.Vector, w int) bool {
+	for i := range w {
+		if ask[i] > 0 && ask[i] > avail[i] {
+			return false
+		}
 	}
-	if t.right != nil {
-		a = a.Max(t.right.agg)
-	}
-	t.agg = a
+	return true
 }
 
-func insert(root, t *tnode) *tnode {
+// pull recomputes t's subtree maximum over the first w types (the others
+// are zero, or MinInt64 for ineligible nodes, and never fit a request).
+func (t *tnode) pull(w int) {
+	a := &t.agg
+	*a = t.avail
+	if l := t.left; l != nil {
+		for i := range w {
+			a[i] = max(a[i], l.agg[i])
+		}
+	}
+	if r := t.right; r != nil {
+		for i := range w {
+			a[i] = max(a[i], r.agg[i])
+		}
+	}
+}
+
+func (x *Index) insert(root, t *tnode) *tnode {
 	if root == nil {
-		t.pull()
+		t.pull(x.width)
 		return t
 	}
 	if less(t, root) {
-		root.left = insert(root.left, t)
+		root.left = x.insert(root.left, t)
 		if root.left.prio > root.prio {
-			root = rotateRight(root)
+			root = x.rotateRight(root)
 		}
 	} else {
-		root.right = insert(root.right, t)
+		root.right = x.insert(root.right, t)
 		if root.right.prio > root.prio {
-			root = rotateLeft(root)
+			root = x.rotateLeft(root)
 		}
 	}
-	root.pull()
+	root.pull(x.width)
 	return root
 }
 
-func remove(root, t *tnode) *tnode {
+func (x *Index) remove(root, t *tnode) *tnode {
 	if root == nil {
 		return nil
 	}
 	switch {
 	case root == t:
-		return merge(root.left, root.right)
+		return x.merge(root.left, root.right)
 	case less(t, root):
-		root.left = remove(root.left, t)
+		root.left = x.remove(root.left, t)
 	default:
-		root.right = remove(root.right, t)
+		root.right = x.remove(root.right, t)
 	}
-	root.pull()
+	root.pull(x.width)
 	return root
 }
 
-func merge(a, b *tnode) *tnode {
+func (x *Index) merge(a, b *tnode) *tnode {
 	if a == nil {
 		return b
 	}
@@ -262,30 +320,30 @@ func merge(a, b *tnode) *tnode {
 		return a
 	}
 	if a.prio > b.prio {
-		a.right = merge(a.right, b)
-		a.pull()
+		a.right = x.merge(a.right, b)
+		a.pull(x.width)
 		return a
 	}
-	b.left = merge(a, b.left)
-	b.pull()
+	b.left = x.merge(a, b.left)
+	b.pull(x.width)
 	return b
 }
 
-func rotateRight(t *tnode) *tnode {
+func (x *Index) rotateRight(t *tnode) *tnode {
 	l := t.left
 	t.left = l.right
-	t.pull()
+	t.pull(x.width)
 	l.right = t
-	l.pull()
+	l.pull(x.width)
 	return l
 }
 
-func rotateLeft(t *tnode) *tnode {
+func (x *Index) rotateLeft(t *tnode) *tnode {
 	r := t.right
 	t.right = r.left
-	t.pull()
+	t.pull(x.width)
 	r.left = t
-	r.pull()
+	r.pull(x.width)
 	return r
 }
 

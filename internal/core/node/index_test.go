@@ -220,3 +220,39 @@ func BenchmarkIndexAllocate(b *testing.B) {
 		b.Run(fmt.Sprintf("binpacking/nodes=%d", n), func(b *testing.B) { benchIndex(b, n, BinPacking) })
 	}
 }
+
+func TestIndexNewResourceTypeLater(t *testing.T) {
+	x := NewIndex(Fair, resource.DefaultWeights())
+	var nodes []*Node
+	for i := range 50 {
+		n := New(fmt.Sprintf("n%02d", i), vec(4000, 4096), nil)
+		nodes = append(nodes, n)
+		x.Add(n)
+	}
+	// a GPU (type 2) appears on a node that is already indexed, and on a
+	// node added later
+	gpu := vec(1, 1)
+	gpu[2] = 1
+	nodes[17].Capacity[2] = 2
+	x.Update(nodes[17])
+	if f := x.First(gpu); id(f) != "n17" {
+		t.Fatalf("First(gpu) = %s, want n17", id(f))
+	}
+	nodes[17].Allocated = nodes[17].Allocated.Add(gpu).Add(gpu)
+	x.Update(nodes[17])
+	if f := x.First(gpu); f != nil {
+		t.Fatalf("First(gpu) = %s, want none (both GPUs used)", id(f))
+	}
+	late := New("late", vec(4000, 4096), nil)
+	late.Capacity[5] = 1
+	late.Capacity[2] = 1
+	x.Add(late)
+	if f := x.First(gpu); id(f) != "late" {
+		t.Fatalf("First(gpu) = %s, want late", id(f))
+	}
+	var other resource.Vector
+	other[9] = 1 // a type no node has
+	if f := x.First(other); f != nil {
+		t.Fatalf("First(type 9) = %s, want none", id(f))
+	}
+}

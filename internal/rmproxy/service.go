@@ -26,6 +26,7 @@ type Service struct {
 	clk clock.Clock
 	eng *engine.Engine
 
+	manual  bool
 	mu      sync.Mutex
 	inbox   []func(now time.Time)
 	stopped bool
@@ -42,17 +43,50 @@ var _ api.SchedulerAPI = (*Service)(nil)
 // ErrStopped is returned by calls made after Stop.
 var ErrStopped = errors.New("scheduler service is stopped")
 
-// New starts a scheduler service on clock clk.
+// New starts a scheduler service on clock clk, with its own goroutine.
 func New(clk clock.Clock) *Service {
-	s := &Service{
+	s := newService(clk)
+	go s.loop()
+	return s
+}
+
+// NewManual returns a scheduler service without a goroutine: nothing
+// happens until the owner calls Cycle, which applies the queued requests,
+// runs a scheduling step at the clock's time and delivers the callbacks on
+// the caller's goroutine. The trace simulator uses it to drive the real
+// SI path on virtual time, deterministically. Synchronous calls
+// (RegisterResourceManager, UpdateConfiguration, Inspect) run at once.
+func NewManual(clk clock.Clock) *Service {
+	s := newService(clk)
+	s.manual = true
+	return s
+}
+
+func newService(clk clock.Clock) *Service {
+	return &Service{
 		clk:       clk,
 		eng:       engine.New(),
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 		callbacks: map[string]api.ResourceManagerCallback{},
 	}
-	go s.loop()
-	return s
+}
+
+// Cycle processes everything queued, runs one engine step and delivers the
+// outcomes. It returns the number of allocations the step made. Only for
+// services made by NewManual.
+func (s *Service) Cycle() int {
+	s.mu.Lock()
+	work := s.inbox
+	s.inbox = nil
+	s.mu.Unlock()
+	now := s.clk.Now()
+	for _, f := range work {
+		f(now)
+	}
+	made := s.eng.Step(now)
+	s.deliver()
+	return made
 }
 
 // enqueue hands f to the service goroutine.
@@ -73,6 +107,15 @@ func (s *Service) enqueue(f func(now time.Time)) error {
 
 // call runs f on the service goroutine and waits for its result.
 func (s *Service) call(f func(now time.Time) error) error {
+	if s.manual {
+		s.mu.Lock()
+		stopped := s.stopped
+		s.mu.Unlock()
+		if stopped {
+			return ErrStopped
+		}
+		return f(s.clk.Now())
+	}
 	res := make(chan error, 1)
 	if err := s.enqueue(func(now time.Time) { res <- f(now) }); err != nil {
 		return err
@@ -114,6 +157,11 @@ func (s *Service) loop() {
 // Stop stops the service goroutine after the work already queued.
 func (s *Service) Stop() {
 	s.mu.Lock()
+	if s.manual {
+		s.stopped = true
+		s.mu.Unlock()
+		return
+	}
 	if s.stopped {
 		s.mu.Unlock()
 		<-s.done

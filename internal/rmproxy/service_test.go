@@ -248,3 +248,46 @@ func TestBadRequestsAreRejectedNotFatal(t *testing.T) {
 		t.Fatalf("after Stop: %v", err)
 	}
 }
+
+func TestManualServiceIsDeterministic(t *testing.T) {
+	run := func() []string {
+		v := clock.NewVirtual(time.Unix(1000, 0))
+		s := NewManual(v)
+		rec := newRecorder()
+		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "sim", Config: cfg}, rec); err != nil {
+			t.Fatal(err)
+		}
+		var nodes []*si.NodeInfo
+		for i := range 10 {
+			nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprint("n", i), Action: si.NodeInfo_CREATE, SchedulableResource: res(2000, 4<<30)})
+		}
+		s.UpdateNode(&si.NodeRequest{RmID: "sim", Nodes: nodes})
+		s.UpdateApplication(&si.ApplicationRequest{RmID: "sim", New: []*si.AddApplicationRequest{
+			{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}},
+			{ApplicationID: "b", QueueName: "root.b", Ugi: &si.UserGroupInformation{User: "u"}},
+		}})
+		var asks []*si.Allocation
+		for i := range 30 {
+			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprint("k", i), ApplicationID: []string{"a", "b"}[i%2], ResourcePerAlloc: res(500, 1<<30)})
+		}
+		s.UpdateAllocation(&si.AllocationRequest{RmID: "sim", Allocations: asks})
+		if len(rec.allocs) != 0 {
+			t.Fatal("manual service acted before Cycle")
+		}
+		s.Cycle()
+		v.Advance(time.Second)
+		s.Cycle()
+		var out []string
+		for _, a := range rec.allocs {
+			out = append(out, a.AllocationKey+"@"+a.NodeID)
+		}
+		return out
+	}
+	first, second := run(), run()
+	if len(first) != 30 {
+		t.Fatalf("allocated %d, want 30", len(first))
+	}
+	if fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Fatalf("two runs differ:\n%v\n%v", first, second)
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/paddock-sched/paddock/internal/bench"
+)
+
+func init() {
+	register(command{
+		name:    "bench",
+		summary: "measure allocation throughput through the in-process SI (nodes x asks x splits)",
+		run:     runBench,
+	})
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	nodes := fs.Int("nodes", 0, "only scenarios with this many nodes (0: all of 1000, 5000, 10000)")
+	asks := fs.Int("asks", 0, "only scenarios with this many asks (0: all of 10000, 100000)")
+	quick := fs.Bool("quick", false, "a small smoke run (100 nodes, 2000 asks)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: paddock bench [-nodes N] [-asks N] [-quick]")
+		return exitUsage
+	}
+	var scs []bench.Scenario
+	if *quick {
+		scs = []bench.Scenario{{Nodes: 100, Asks: 2000, Apps: 2, Queues: 1}, {Nodes: 100, Asks: 2000, Apps: 100, Queues: 10, Mixed: true}}
+	} else {
+		for _, sc := range bench.Scenarios() {
+			if (*nodes == 0 || sc.Nodes == *nodes) && (*asks == 0 || sc.Asks == *asks) {
+				scs = append(scs, sc)
+			}
+		}
+	}
+	if len(scs) == 0 {
+		fmt.Fprintln(stderr, "paddock bench: no scenario matches")
+		return exitUsage
+	}
+	for _, sc := range scs {
+		r, err := bench.Run(sc)
+		if err != nil {
+			fmt.Fprintf(stderr, "paddock bench: %s: %v\n", sc.Name(), err)
+			return 2
+		}
+		fmt.Fprintln(stdout, r)
+	}
+	return exitOK
+}

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestBenchQuick(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "-quick"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "2000 allocs") || !strings.Contains(lines[1], "allocs/s") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	if code := run([]string{"bench", "-nodes", "7"}, &out, &errb); code != 1 {
+		t.Fatalf("no matching scenario: exit %d", code)
+	}
+}

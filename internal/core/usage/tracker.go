@@ -1,0 +1,267 @@
+package usage
+
+import (
+	"fmt"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// node is a tracker's usage on one queue level, its descendants included.
+type node struct {
+	usage   resource.Vector
+	running int // running applications at or below this level
+}
+
+// tracker holds one user's or one group's usage per queue level.
+type tracker struct {
+	name  string
+	nodes map[*level]*node
+	apps  map[string]*app
+}
+
+// usageAt and runningAt read a tracker's level; a missing tracker or level
+// holds nothing.
+func (t *tracker) usageAt(l *level) resource.Vector {
+	if t != nil {
+		if n := t.nodes[l]; n != nil {
+			return n.usage
+		}
+	}
+	return zero
+}
+
+func (t *tracker) runningAt(l *level) int {
+	if t != nil {
+		if n := t.nodes[l]; n != nil {
+			return n.running
+		}
+	}
+	return 0
+}
+
+// app is one running application: tracked from its first allocation until
+// it is done or removed.
+type app struct {
+	id    string
+	user  string
+	group string // "" when not tracked against a group
+	leaf  *level
+	usage resource.Vector
+	// The tracker nodes of the app's path, leaf first. They cannot go away
+	// while the app runs, since the app counts as running in each.
+	userPath, groupPath []*node
+}
+
+// Allocate adds res to the usage of the user and, when group is not empty,
+// of the group, on every level of queuePath. The application becomes
+// running on its first allocation (which may be zero) and is tracked
+// against group, and in queuePath, until it is done: later calls for it
+// must name the same user, group and queue. The engine chooses group with
+// SelectGroup once per application. Bad input returns an error and changes
+// nothing.
+func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Vector) error {
+	if err := checkIDs(user, queuePath, appID); err != nil {
+		return err
+	}
+	if res.HasNegative() {
+		return fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
+	}
+	a := m.apps[appID]
+	if a != nil {
+		if err := a.check(user, group, queuePath); err != nil {
+			return err
+		}
+		if !fitsSum(a.userPath, res) || !fitsSum(a.groupPath, res) {
+			return fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(res))
+		}
+	} else {
+		ut, gt := m.users[user], m.groups[group]
+		if _, ok := res.AddChecked(ut.usageAt(m.levels[rootPath])); !ok {
+			return fmt.Errorf("application %s: allocation %s overflows the usage of user %s", appID, m.reg.Format(res), user)
+		}
+		if group != "" {
+			if _, ok := res.AddChecked(gt.usageAt(m.levels[rootPath])); !ok {
+				return fmt.Errorf("application %s: allocation %s overflows the usage of group %s", appID, m.reg.Format(res), group)
+			}
+		}
+		a = m.start(user, group, queuePath, appID)
+	}
+	a.usage.Inc(res)
+	for _, n := range a.userPath {
+		n.usage.Inc(res)
+	}
+	for _, n := range a.groupPath {
+		n.usage.Inc(res)
+	}
+	if !res.IsZero() {
+		m.emit(Event{Type: UserResource, Change: Add, ObjectID: user, ReferenceID: queuePath, Resource: res})
+		if group != "" {
+			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: res})
+		}
+	}
+	return nil
+}
+
+// rootPath is the root queue, whose level holds a tracker's total usage.
+const rootPath = "root"
+
+// fitsSum reports whether res can be added to the root node of path
+// without overflow.
+func fitsSum(path []*node, res resource.Vector) bool {
+	if len(path) == 0 {
+		return true
+	}
+	_, ok := path[len(path)-1].usage.AddChecked(res)
+	return ok
+}
+
+// start registers a new running application.
+func (m *Manager) start(user, group, queuePath, appID string) *app {
+	leaf := m.ensureLevel(queuePath)
+	a := &app{id: appID, user: user, group: group, leaf: leaf}
+	a.userPath = m.join(m.users, user, a)
+	if group != "" {
+		a.groupPath = m.join(m.groups, group, a)
+		m.emit(Event{Type: AppLink, Change: Set, ObjectID: group, ReferenceID: appID})
+	}
+	m.apps[appID] = a
+	return a
+}
+
+// join adds a to the tracker called name in trackers, creating the tracker
+// and its nodes as needed, and returns the nodes of a's path, leaf first.
+func (m *Manager) join(trackers map[string]*tracker, name string, a *app) []*node {
+	t := trackers[name]
+	if t == nil {
+		t = &tracker{name: name, nodes: map[*level]*node{}, apps: map[string]*app{}}
+		trackers[name] = t
+	}
+	t.apps[a.id] = a
+	path := make([]*node, 0, depth(a.leaf.path))
+	for l := a.leaf; l != nil; l = l.parent {
+		n := t.nodes[l]
+		if n == nil {
+			n = &node{}
+			t.nodes[l] = n
+			l.nodes++
+		}
+		n.running++
+		path = append(path, n)
+	}
+	return path
+}
+
+// Release subtracts res from the usage of the application's user and group
+// on every level of its queue. When appDone is set the application stops
+// running: it leaves the running sets and whatever it still holds is
+// released with it; trackers and levels left empty are removed. Releasing
+// more than the application holds, or for an application that is not
+// tracked, returns an error and changes nothing.
+func (m *Manager) Release(user, group, queuePath, appID string, res resource.Vector, appDone bool) error {
+	if err := checkIDs(user, queuePath, appID); err != nil {
+		return err
+	}
+	a := m.apps[appID]
+	if a == nil {
+		return fmt.Errorf("application %s of user %s is not tracked in queue %s", appID, user, queuePath)
+	}
+	if err := a.check(user, group, queuePath); err != nil {
+		return err
+	}
+	if res.HasNegative() {
+		return fmt.Errorf("application %s: cannot release a negative amount %s", appID, m.reg.Format(res))
+	}
+	if !res.Fits(a.usage) {
+		return fmt.Errorf("application %s: cannot release %s, it holds %s", appID, m.reg.Format(res), m.reg.Format(a.usage))
+	}
+	if appDone {
+		m.stop(a)
+		return nil
+	}
+	m.sub(a, res)
+	return nil
+}
+
+// RemoveApp stops tracking an application, releasing everything it still
+// holds, as Release with appDone does. It reports whether the application
+// was tracked.
+func (m *Manager) RemoveApp(appID string) bool {
+	a := m.apps[appID]
+	if a == nil {
+		return false
+	}
+	m.stop(a)
+	return true
+}
+
+// sub subtracts res (at most a's usage) from a and its path.
+func (m *Manager) sub(a *app, res resource.Vector) {
+	a.usage.Dec(res)
+	for _, n := range a.userPath {
+		n.usage.Dec(res)
+	}
+	for _, n := range a.groupPath {
+		n.usage.Dec(res)
+	}
+	if !res.IsZero() {
+		m.emit(Event{Type: UserResource, Change: Remove, ObjectID: a.user, ReferenceID: a.leaf.path, Resource: res})
+		if a.group != "" {
+			m.emit(Event{Type: GroupResource, Change: Remove, ObjectID: a.group, ReferenceID: a.leaf.path, Resource: res})
+		}
+	}
+}
+
+// stop releases all of a and removes it from its trackers.
+func (m *Manager) stop(a *app) {
+	m.sub(a, a.usage)
+	m.leave(m.users, a.user, a, a.userPath)
+	if a.group != "" {
+		m.leave(m.groups, a.group, a, a.groupPath)
+		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
+	}
+	delete(m.apps, a.id)
+	m.releaseLevel(a.leaf)
+}
+
+// leave removes a from a tracker; nodes no application runs in any more
+// (and so hold no usage) are dropped, and the tracker with its last app.
+func (m *Manager) leave(trackers map[string]*tracker, name string, a *app, path []*node) {
+	t := trackers[name]
+	delete(t.apps, a.id)
+	l := a.leaf
+	for _, n := range path {
+		n.running--
+		if n.running == 0 {
+			delete(t.nodes, l)
+			l.nodes--
+		}
+		l = l.parent
+	}
+	if len(t.apps) == 0 {
+		delete(trackers, name)
+	}
+}
+
+func (a *app) check(user, group, queuePath string) error {
+	switch {
+	case a.user != user:
+		return fmt.Errorf("application %s is tracked for user %s, not %s", a.id, a.user, user)
+	case a.group != group:
+		return fmt.Errorf("application %s of user %s is tracked against group %q, not %q", a.id, user, a.group, group)
+	case a.leaf.path != queuePath:
+		return fmt.Errorf("application %s of user %s is tracked in queue %s, not %s", a.id, user, a.leaf.path, queuePath)
+	}
+	return nil
+}
+
+func checkIDs(user, queuePath, appID string) error {
+	switch {
+	case user == "":
+		return fmt.Errorf("application %q: user name is empty", appID)
+	case appID == "":
+		return fmt.Errorf("user %s: application ID is empty", user)
+	case !checkPath(queuePath):
+		return fmt.Errorf("application %s: invalid queue path %q", appID, queuePath)
+	}
+	return nil
+}

@@ -68,7 +68,7 @@ func (p *Partition) place(r AppRequest) (*queue.Queue, error) {
 	if path == "" {
 		path = config.RootQueue + ".default"
 	}
-	if !strings.HasPrefix(path, config.RootQueue+".") {
+	if path != config.RootQueue && !strings.HasPrefix(path, config.RootQueue+".") {
 		path = config.RootQueue + "." + path
 	}
 	q, ok := p.tree.Queue(path)
@@ -267,6 +267,7 @@ func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
 	case app.Failing:
 		p.unmarkRunning(a, leaf)
 		p.appState(a, app.FailEvent, now, "")
+		p.retire(a, now)
 	}
 }
 

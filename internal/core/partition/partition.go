@@ -34,6 +34,9 @@ type Partition struct {
 	running map[string]bool
 	// completing holds the deadline of every Completing application.
 	completing map[string]time.Time
+	// done holds Completed, Failed and Rejected applications until they
+	// expire (reference §3.1), for REST and state dumps.
+	done map[string]doneApp
 	cluster    resource.Vector
 	dirty      bool // something changed that may allow an allocation
 	sizeDirty  bool // cluster size changed since the tree last saw it
@@ -70,6 +73,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		apps:       map[string]*app.App{},
 		running:    map[string]bool{},
 		completing: map[string]time.Time{},
+		done:       map[string]doneApp{},
 		Out:        Outbox{Partition: pc.Name},
 	}, nil
 }
@@ -106,10 +110,33 @@ func (p *Partition) Node(id string) (*node.Node, bool) {
 	return n, ok
 }
 
-// App returns the application with the given ID.
+// ExpireAfter is how long terminated applications stay visible before
+// they expire (reference §3.1).
+const ExpireAfter = 3 * 24 * time.Hour
+
+type doneApp struct {
+	app     *app.App
+	expires time.Time
+}
+
+// App returns the application with the given ID, active or terminated.
 func (p *Partition) App(id string) (*app.App, bool) {
-	a, ok := p.apps[id]
-	return a, ok
+	if a, ok := p.apps[id]; ok {
+		return a, true
+	}
+	d, ok := p.done[id]
+	return d.app, ok
+}
+
+// retire moves a terminated application out of its queue into the done
+// list.
+func (p *Partition) retire(a *app.App, now time.Time) {
+	if q := p.leafOf(a); q != nil {
+		q.RemoveApp(a)
+	}
+	delete(p.apps, a.ID)
+	delete(p.completing, a.ID)
+	p.done[a.ID] = doneApp{app: a, expires: now.Add(ExpireAfter)}
 }
 
 // NodeCount and AppCount count the partition's nodes and applications.

@@ -180,10 +180,21 @@ func (p *Partition) Tick(now time.Time) bool {
 		delete(p.completing, id)
 		if a, ok := p.apps[id]; ok && a.State == app.Completing {
 			p.appState(a, app.CompleteEvent, now, "")
-			p.leafOf(a).RemoveApp(a)
-			delete(p.apps, id)
+			p.retire(a, now)
 			changed = true
 		}
+	}
+	var expired []string
+	for id, d := range p.done {
+		if !now.Before(d.expires) {
+			expired = append(expired, id)
+		}
+	}
+	sortStrings(expired)
+	for _, id := range expired {
+		p.appState(p.done[id].app, app.ExpireEvent, now, "")
+		delete(p.done, id)
+		changed = true
 	}
 	return changed
 }

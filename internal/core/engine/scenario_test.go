@@ -1,0 +1,487 @@
+package engine
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// The scenario format: one command per line, '#' starts a comment.
+// Multi-line configuration text follows "config <<END" or "reload <<END"
+// up to a line "END". The engine's invariants (Verify) are checked after
+// every command.
+//
+//	config <<END ... END            configuration for the next register
+//	register [rm]                   register the RM (default rm "rm")
+//	reload <<END ... END            UpdateConfig; the result is the last error
+//	node ID res... [partition=P] [drain]
+//	node-update ID res...
+//	drain ID | undrain ID | decommission ID
+//	app ID queue=Q user=U [groups=a,b] [partition=P]
+//	ask APP KEY res... [priority=N] [node=N] [required=N] [placeholder] [group=TG]
+//	ask-update APP KEY res...
+//	release APP KEY
+//	remove-app APP
+//	step                            Tick and schedule at the current time
+//	advance DURATION                move the clock (no step)
+//	expect ok | expect error "text"                  the last command's result
+//	expect alloc APP KEY [NODE]     allocated (on NODE)
+//	expect pending APP KEY
+//	expect count APP allocated|pending N
+//	expect state APP STATE
+//	expect rejected-app APP "text" | expect rejected-ask KEY "text"
+//	expect released APP KEY [TERMINATION]
+//	expect queue PATH allocated|pending res...
+//	expect node ID allocated res...
+//	expect nodes-allocated N        number of allocations made so far
+//	expect running PATH N           running applications of a queue
+
+type scenario struct {
+	t       *testing.T
+	e       *Engine
+	now     time.Time
+	rm      string
+	config  string
+	lastErr error
+	allocs  map[string]string // app/key -> node
+	rejApps map[string]string
+	rejAsks map[string]string
+	release map[string]partition.Termination
+	line    int
+	file    string
+}
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			runScenario(t, f)
+		})
+	}
+}
+
+func runScenario(t *testing.T, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scenario{
+		t: t, e: New(), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), rm: "rm",
+		allocs: map[string]string{}, rejApps: map[string]string{}, rejAsks: map[string]string{},
+		release: map[string]partition.Termination{}, file: file,
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for sc.Scan() {
+		s.line++
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "#"); i >= 0 && !strings.Contains(line, "\"") {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var heredoc string
+		if i := strings.Index(line, "<<"); i >= 0 {
+			end := strings.TrimSpace(line[i+2:])
+			line = strings.TrimSpace(line[:i])
+			var b strings.Builder
+			for sc.Scan() {
+				s.line++
+				if strings.TrimSpace(sc.Text()) == end {
+					break
+				}
+				b.WriteString(sc.Text())
+				b.WriteByte('\n')
+			}
+			heredoc = b.String()
+		}
+		s.do(line, heredoc)
+		if err := s.e.Verify(); err != nil {
+			s.fail("invariants broken after %q: %v", line, err)
+		}
+	}
+}
+
+func (s *scenario) fail(format string, args ...any) {
+	s.t.Helper()
+	s.t.Fatalf("%s:%d: %s", s.file, s.line, fmt.Sprintf(format, args...))
+}
+
+// fields splits a line into words, keeping "quoted text" together.
+func fields(line string) []string {
+	var out []string
+	for line != "" {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if line[0] == '"' {
+			end := strings.Index(line[1:], "\"")
+			if end < 0 {
+				out = append(out, line[1:])
+				break
+			}
+			out = append(out, line[1:end+1])
+			line = line[end+2:]
+			continue
+		}
+		i := strings.IndexAny(line, " \t")
+		if i < 0 {
+			out = append(out, line)
+			break
+		}
+		out = append(out, line[:i])
+		line = line[i:]
+	}
+	return out
+}
+
+// opts separates key=value options and flags from positional words.
+func opts(words []string) (pos []string, kv map[string]string) {
+	kv = map[string]string{}
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok {
+			kv[k] = v
+		} else if strings.HasPrefix(w, "-") || w == "drain" || w == "placeholder" {
+			kv[w] = "true"
+		} else {
+			pos = append(pos, w)
+		}
+	}
+	return pos, kv
+}
+
+// resources parses the resource entries of kv (every key that is not a
+// known option) into a vector.
+func (s *scenario) resources(kv map[string]string) resource.Vector {
+	s.t.Helper()
+	m := map[string]int64{}
+	for k, v := range kv {
+		switch k {
+		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group":
+			continue
+		}
+		n, err := resource.ParseValue(k, strings.TrimPrefix(v, "-"))
+		if err != nil {
+			s.fail("resource %s=%s: %v", k, v, err)
+		}
+		if strings.HasPrefix(v, "-") {
+			n = -n
+		}
+		m[k] = n
+	}
+	var vec resource.Vector // built by hand: bad-input scenarios need negatives
+	for k, n := range m {
+		i, err := s.e.Registry().Intern(k)
+		if err != nil {
+			s.fail("resources: %v", err)
+		}
+		vec[i] = n
+	}
+	return vec
+}
+
+func (s *scenario) part(kv map[string]string) *partition.Partition {
+	p, err := s.e.Partition(s.rm, kv["partition"])
+	if err != nil {
+		s.fail("%v", err)
+	}
+	return p
+}
+
+// target is part for commands: an unknown partition is the command's
+// error, not the scenario's.
+func (s *scenario) target(kv map[string]string) (*partition.Partition, bool) {
+	p, err := s.e.Partition(s.rm, kv["partition"])
+	s.lastErr = err
+	return p, err == nil
+}
+
+func (s *scenario) collect() {
+	rm, ok := s.e.RM(s.rm)
+	if !ok {
+		return
+	}
+	for _, b := range rm.Drain() {
+		for _, x := range b.Allocations {
+			s.allocs[x.AppID+"/"+x.Key] = x.NodeID
+		}
+		for _, r := range b.RejectedApps {
+			s.rejApps[r.AppID] = r.Reason
+		}
+		for _, r := range b.RejectedAllocs {
+			s.rejAsks[r.ID] = r.Reason
+		}
+		for _, r := range b.Released {
+			s.release[r.AppID+"/"+r.AllocationKey] = r.Termination
+			delete(s.allocs, r.AppID+"/"+r.AllocationKey)
+		}
+	}
+}
+
+var terminations = map[string]partition.Termination{
+	"UNKNOWN": partition.Unknown, "STOPPED_BY_RM": partition.StoppedByRM, "TIMEOUT": partition.Timeout,
+	"PREEMPTED_BY_SCHEDULER": partition.PreemptedByScheduler, "PLACEHOLDER_REPLACED": partition.PlaceholderReplaced,
+}
+
+func (s *scenario) do(line, heredoc string) {
+	s.t.Helper()
+	w := fields(line)
+	cmd, args := w[0], w[1:]
+	pos, kv := opts(args)
+	need := func(n int) {
+		if len(pos) < n {
+			s.fail("%s: want %d arguments, got %d", cmd, n, len(pos))
+		}
+	}
+	defer s.collect()
+	switch cmd {
+	case "config":
+		s.config = heredoc
+	case "register":
+		if len(pos) > 0 {
+			s.rm = pos[0]
+		}
+		s.lastErr = s.e.RegisterRM(s.rm, "queues", s.config, nil)
+	case "reload":
+		s.lastErr = s.e.UpdateConfig(s.rm, heredoc, nil, s.now)
+	case "node":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.AddNode(pos[0], s.resources(kv), resource.Vector{}, nil, kv["drain"] == "")
+	case "node-update":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.UpdateNode(pos[0], s.resources(kv), resource.Vector{})
+	case "drain", "undrain":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.SetSchedulable(pos[0], cmd == "undrain")
+	case "decommission":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.RemoveNode(pos[0], s.now)
+	case "app":
+		need(1)
+		var groups []string
+		if g := kv["groups"]; g != "" {
+			groups = strings.Split(g, ",")
+		}
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.AddApp(partition.AppRequest{ID: pos[0], Queue: kv["queue"], User: kv["user"], Groups: groups}, s.now)
+	case "ask":
+		need(2)
+		prio, _ := strconv.Atoi(kv["priority"])
+		x := &app.Allocation{Key: pos[1], AppID: pos[0], Res: s.resources(kv), Priority: int32(prio),
+			RequiredNode: kv["required"], Placeholder: kv["placeholder"] != "", TaskGroup: kv["group"], NodeID: kv["node"]}
+		if x.NodeID != "" {
+			s.lastErr = s.part(kv).AddAllocation(x, s.now)
+		} else {
+			s.lastErr = s.part(kv).AddAsk(x, s.now)
+		}
+	case "ask-update":
+		need(2)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.UpdateAsk(pos[0], pos[1], s.resources(kv))
+	case "release":
+		need(2)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		if !p.Release(pos[0], pos[1], s.now) {
+			s.lastErr = fmt.Errorf("release %s/%s: unknown", pos[0], pos[1])
+		} else {
+			s.lastErr = nil
+			delete(s.allocs, pos[0]+"/"+pos[1])
+		}
+	case "remove-app":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.RemoveApp(pos[0], s.now)
+	case "step":
+		s.e.Step(s.now)
+	case "advance":
+		need(1)
+		d, err := time.ParseDuration(pos[0])
+		if err != nil {
+			s.fail("advance: %v", err)
+		}
+		s.now = s.now.Add(d)
+	case "expect":
+		s.expect(w[1:])
+	default:
+		s.fail("unknown command %q", cmd)
+	}
+}
+
+func (s *scenario) expect(w []string) {
+	s.t.Helper()
+	if len(w) == 0 {
+		s.fail("expect what?")
+	}
+	pos, kv := opts(w[1:])
+	switch w[0] {
+	case "ok":
+		if s.lastErr != nil {
+			s.fail("want success, got %v", s.lastErr)
+		}
+	case "error":
+		if s.lastErr == nil {
+			s.fail("want an error containing %q, got success", strings.Join(pos, " "))
+		}
+		if len(pos) > 0 && !strings.Contains(s.lastErr.Error(), pos[0]) {
+			s.fail("error %q does not contain %q", s.lastErr, pos[0])
+		}
+	case "alloc":
+		n, ok := s.allocs[pos[0]+"/"+pos[1]]
+		if !ok {
+			s.fail("%s/%s not allocated", pos[0], pos[1])
+		}
+		if len(pos) > 2 && n != pos[2] {
+			s.fail("%s/%s on %s, want %s", pos[0], pos[1], n, pos[2])
+		}
+	case "pending":
+		a := s.app(pos[0], kv)
+		x, ok := a.Allocation(pos[1])
+		if !ok || !x.Pending() {
+			s.fail("%s/%s is not pending", pos[0], pos[1])
+		}
+	case "count":
+		a := s.app(pos[0], kv)
+		want, _ := strconv.Atoi(pos[2])
+		got := a.AllocatedCount()
+		if pos[1] == "pending" {
+			got = a.PendingCount()
+		}
+		if got != want {
+			s.fail("%s %s = %d, want %d", pos[0], pos[1], got, want)
+		}
+	case "state":
+		p := s.part(kv)
+		a, ok := p.App(pos[0])
+		got := "gone"
+		if ok {
+			got = a.State.String()
+		}
+		if got != pos[1] {
+			s.fail("app %s state %s, want %s", pos[0], got, pos[1])
+		}
+	case "rejected-app":
+		r, ok := s.rejApps[pos[0]]
+		if !ok || (len(pos) > 1 && !strings.Contains(r, pos[1])) {
+			s.fail("app %s rejection %q (rejected: %v), want it to contain %q", pos[0], r, ok, pos[1:])
+		}
+	case "rejected-ask":
+		r, ok := s.rejAsks[pos[0]]
+		if !ok || (len(pos) > 1 && !strings.Contains(r, pos[1])) {
+			s.fail("ask %s rejection %q (rejected: %v), want it to contain %q", pos[0], r, ok, pos[1:])
+		}
+	case "released":
+		term, ok := s.release[pos[0]+"/"+pos[1]]
+		if !ok {
+			s.fail("%s/%s was not released to the RM", pos[0], pos[1])
+		}
+		if len(pos) > 2 && term != terminations[pos[2]] {
+			s.fail("%s/%s released with %d, want %s", pos[0], pos[1], term, pos[2])
+		}
+	case "queue":
+		q, ok := s.part(kv).Tree().Queue(pos[0])
+		if !ok {
+			s.fail("queue %s does not exist", pos[0])
+		}
+		want := s.resources(kv)
+		got := q.Allocated
+		if pos[1] == "pending" {
+			got = q.Pending
+		}
+		if got != want {
+			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.e.Registry().Format(got), s.e.Registry().Format(want))
+		}
+	case "node":
+		n, ok := s.part(kv).Node(pos[0])
+		if !ok {
+			s.fail("node %s does not exist", pos[0])
+		}
+		if want := s.resources(kv); n.Allocated != want {
+			s.fail("node %s allocated %s, want %s", pos[0], s.e.Registry().Format(n.Allocated), s.e.Registry().Format(want))
+		}
+	case "no-node":
+		if _, ok := s.part(kv).Node(pos[0]); ok {
+			s.fail("node %s still exists", pos[0])
+		}
+	case "allocations":
+		want, _ := strconv.Atoi(pos[0])
+		if len(s.allocs) != want {
+			keys := make([]string, 0, len(s.allocs))
+			for k := range s.allocs {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			s.fail("%d live allocations %v, want %d", len(s.allocs), keys, want)
+		}
+	case "running":
+		q, ok := s.part(kv).Tree().Queue(pos[0])
+		if !ok {
+			s.fail("queue %s does not exist", pos[0])
+		}
+		want, _ := strconv.ParseUint(pos[1], 10, 64)
+		if q.RunningApps != want {
+			s.fail("queue %s runs %d apps, want %d", pos[0], q.RunningApps, want)
+		}
+	case "queue-state":
+		q, ok := s.part(kv).Tree().Queue(pos[0])
+		got := "gone"
+		if ok {
+			got = q.State.String()
+		}
+		if got != pos[1] {
+			s.fail("queue %s state %s, want %s", pos[0], got, pos[1])
+		}
+	default:
+		s.fail("unknown expectation %q", w[0])
+	}
+}
+
+func (s *scenario) app(id string, kv map[string]string) *app.App {
+	s.t.Helper()
+	a, ok := s.part(kv).App(id)
+	if !ok {
+		s.fail("app %s does not exist", id)
+	}
+	return a
+}

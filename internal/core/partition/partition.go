@@ -36,10 +36,10 @@ type Partition struct {
 	completing map[string]time.Time
 	// done holds Completed, Failed and Rejected applications until they
 	// expire (reference §3.1), for REST and state dumps.
-	done map[string]doneApp
-	cluster    resource.Vector
-	dirty      bool // something changed that may allow an allocation
-	sizeDirty  bool // cluster size changed since the tree last saw it
+	done      map[string]doneApp
+	cluster   resource.Vector
+	dirty     bool // something changed that may allow an allocation
+	sizeDirty bool // cluster size changed since the tree last saw it
 
 	Out Outbox
 	// Stats counts the partition's decisions.

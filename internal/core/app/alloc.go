@@ -63,6 +63,7 @@ type class struct {
 	head  int
 	live  int
 	index int // position in the application's class heap, -1 when out
+	why   Reason
 }
 
 // entry is a class member; it is stale once the ask left the class (it was

@@ -45,6 +45,8 @@ import (
 //	expect node ID allocated res...
 //	expect nodes-allocated N        number of allocations made so far
 //	expect running PATH N           running applications of a queue
+//	expect why APP KEY KIND [OBJECT]  the typed reason an ask is pending
+//	expect short APP KEY RES N      nodes short on resource RES for the ask
 
 type scenario struct {
 	t       *testing.T
@@ -462,6 +464,27 @@ func (s *scenario) expect(w []string) {
 		want, _ := strconv.ParseUint(pos[1], 10, 64)
 		if q.RunningApps != want {
 			s.fail("queue %s runs %d apps, want %d", pos[0], q.RunningApps, want)
+		}
+	case "why":
+		w, err := s.part(kv).Why(pos[0], pos[1])
+		if err != nil {
+			s.fail("why: %v", err)
+		}
+		want := app.Reason{Object: ""}
+		if len(pos) > 3 {
+			want.Object = pos[3]
+		}
+		if w.Reason.Kind.String() != pos[2] || w.Reason.Object != want.Object {
+			s.fail("%s/%s pending because %s, want %s %s", pos[0], pos[1], w.Reason, pos[2], want.Object)
+		}
+	case "short":
+		w, err := s.part(kv).Why(pos[0], pos[1])
+		if err != nil {
+			s.fail("why: %v", err)
+		}
+		want, _ := strconv.Atoi(pos[3])
+		if w.ShortOn[pos[2]] != want {
+			s.fail("%s/%s: %d nodes short on %s, want %d (%v)", pos[0], pos[1], w.ShortOn[pos[2]], pos[2], want, w.ShortOn)
 		}
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])

@@ -63,7 +63,8 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.Skip(leaf)
 			continue
 		}
-		if !p.mayRun(a, leaf) {
+		if q := p.blockingMaxApps(a, leaf); q != nil {
+			a.SetWhyAll(app.Reason{Kind: app.MaxApplications, Object: q.Path})
 			t.SkipApp(leaf, a)
 			continue
 		}
@@ -72,7 +73,13 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.SkipApp(leaf, a)
 			continue
 		}
-		if !leaf.FitsMax(x.Res) || s.knownUnplaceable(x.Res) {
+		if q := blockingMax(leaf, x.Res); q != nil {
+			a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
+			p.deferAsk(&s, a, x)
+			continue
+		}
+		if s.knownUnplaceable(x.Res) {
+			a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 			p.deferAsk(&s, a, x)
 			continue
 		}
@@ -80,6 +87,9 @@ func (p *Partition) Schedule(now time.Time) int {
 		if n == nil {
 			if x.RequiredNode == "" {
 				s.remember(x.Res)
+				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
+			} else {
+				a.SetWhy(x, app.Reason{Kind: app.RequiredNodeUnavailable, Object: x.RequiredNode})
 			}
 			p.deferAsk(&s, a, x)
 			continue
@@ -124,19 +134,30 @@ func (p *Partition) descend() *queue.Queue {
 	return q
 }
 
-// mayRun reports whether an application may receive an allocation now: it
-// is running already, or starting it keeps every queue on its path within
-// maxapplications (reference §2.6).
-func (p *Partition) mayRun(a *app.App, leaf *queue.Queue) bool {
+// blockingMaxApps returns the queue whose maxapplications stops the
+// application from starting, or nil when it is running already or may
+// start (reference §2.6).
+func (p *Partition) blockingMaxApps(a *app.App, leaf *queue.Queue) *queue.Queue {
 	if p.running[a.ID] {
-		return true
+		return nil
 	}
 	for q := leaf; q != nil; q = q.Parent {
 		if q.MaxApps > 0 && q.RunningApps+1 > q.MaxApps {
-			return false
+			return q
 		}
 	}
-	return true
+	return nil
+}
+
+// blockingMax returns the first queue from leaf up whose max res would
+// exceed, or nil.
+func blockingMax(leaf *queue.Queue, res resource.Vector) *queue.Queue {
+	for q := leaf; q != nil; q = q.Parent {
+		if !q.Max.AllowsAdd(q.Allocated, res) {
+			return q
+		}
+	}
+	return nil
 }
 
 // findNode returns the node an ask should go to, or nil.

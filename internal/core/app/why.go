@@ -1,0 +1,73 @@
+package app
+
+import "fmt"
+
+// ReasonKind says why a pending ask was not placed in the last pass.
+type ReasonKind uint8
+
+// Reasons an ask stays pending (ARCHITECTURE rule 7: typed reasons, not
+// errors).
+const (
+	// NotTried: no pass has looked at the ask yet.
+	NotTried ReasonKind = iota
+	// QueueMax: placing it would exceed the max of a queue on its path.
+	QueueMax
+	// MaxApplications: the application may not start because a queue on
+	// its path runs its maximum number of applications.
+	MaxApplications
+	// NoNodeFits: no schedulable node has enough free resources.
+	NoNodeFits
+	// RequiredNodeUnavailable: the node the ask requires is unknown,
+	// draining, reserved or full.
+	RequiredNodeUnavailable
+	// UserLimit: a user or group limit on the path would be exceeded.
+	UserLimit
+	// WaitingForGang: the ask waits for its gang's placeholders.
+	WaitingForGang
+)
+
+var reasonNames = [...]string{"NotTried", "QueueMax", "MaxApplications", "NoNodeFits", "RequiredNodeUnavailable", "UserLimit", "WaitingForGang"}
+
+func (k ReasonKind) String() string {
+	if int(k) < len(reasonNames) {
+		return reasonNames[k]
+	}
+	return fmt.Sprintf("ReasonKind(%d)", k)
+}
+
+// Reason is why an ask is pending: the kind and the object it concerns
+// (a queue path or a node ID).
+type Reason struct {
+	Kind   ReasonKind
+	Object string
+}
+
+func (r Reason) String() string {
+	if r.Object == "" {
+		return r.Kind.String()
+	}
+	return r.Kind.String() + " (" + r.Object + ")"
+}
+
+// Why returns the reason the pending ask x was last passed over; all asks
+// of one class share it.
+func (a *App) Why(x *Allocation) Reason {
+	if x.class == nil {
+		return Reason{}
+	}
+	return x.class.why
+}
+
+// SetWhy records why the class of pending ask x was passed over.
+func (a *App) SetWhy(x *Allocation, r Reason) {
+	if x.class != nil {
+		x.class.why = r
+	}
+}
+
+// SetWhyAll records r for every pending class of the application.
+func (a *App) SetWhyAll(r Reason) {
+	for _, c := range a.classes {
+		c.why = r
+	}
+}

@@ -56,12 +56,12 @@ func (q *queueLimits) userNames() []string { return names(q.users, q.userAny) }
 
 func (q *queueLimits) groupNames() []string { return names(q.groups, q.groupAny) }
 
-func names(m map[string]*limit, any *limit) []string {
+func names(m map[string]*limit, wildcard *limit) []string {
 	out := make([]string, 0, len(m)+1)
 	for n := range m {
 		out = append(out, n)
 	}
-	if any != nil {
+	if wildcard != nil {
 		out = append(out, Wildcard)
 	}
 	slices.Sort(out)

@@ -24,9 +24,12 @@ const (
 	UserLimit
 	// WaitingForGang: the ask waits for its gang's placeholders.
 	WaitingForGang
+	// Reserved: no node fits now; the ask holds a reservation on a node
+	// and gets it as soon as enough is released there.
+	Reserved
 )
 
-var reasonNames = [...]string{"NotTried", "QueueMax", "MaxApplications", "NoNodeFits", "RequiredNodeUnavailable", "UserLimit", "WaitingForGang"}
+var reasonNames = [...]string{"NotTried", "QueueMax", "MaxApplications", "NoNodeFits", "RequiredNodeUnavailable", "UserLimit", "WaitingForGang", "Reserved"}
 
 func (k ReasonKind) String() string {
 	if int(k) < len(reasonNames) {

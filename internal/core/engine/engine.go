@@ -228,3 +228,17 @@ func (e *Engine) Verify() error {
 	}
 	return errors.Join(errs...)
 }
+
+// NextTimer returns the earliest time any partition has timed work, or the
+// zero time when none has.
+func (e *Engine) NextTimer() time.Time {
+	var next time.Time
+	for _, id := range e.RMs() {
+		for _, p := range e.rms[id].Partitions() {
+			if t := p.NextTimer(); !t.IsZero() && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
+		}
+	}
+	return next
+}

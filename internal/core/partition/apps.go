@@ -239,6 +239,7 @@ func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
 	if !ok {
 		return
 	}
+	p.unreserveAsk(a.ID, key)
 	leaf := p.leafOf(a)
 	if x.Pending() {
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)

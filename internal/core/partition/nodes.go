@@ -79,6 +79,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 			Partition: p.Name, AppID: appID, AllocationKey: key, Termination: StoppedByRM, Message: msg,
 		})
 	}
+	p.unreserveNode(n)
 	p.index.Remove(n)
 	delete(p.nodes, id)
 	p.cluster.Dec(n.Capacity)

@@ -36,7 +36,15 @@ type Partition struct {
 	completing map[string]time.Time
 	// done holds Completed, Failed and Rejected applications until they
 	// expire (reference §3.1), for REST and state dumps.
-	done      map[string]doneApp
+	done map[string]doneApp
+	// reserved maps reservation keys (app, ask) to reservations;
+	// appReserved an application to its one reservation key.
+	reserved    map[string]*reservation
+	appReserved map[string]string
+	noReserve   bool
+	// retryAt is when a pass should run even if nothing changed (an ask
+	// becomes old enough to reserve); zero when nothing waits.
+	retryAt   time.Time
 	cluster   resource.Vector
 	dirty     bool // something changed that may allow an allocation
 	sizeDirty bool // cluster size changed since the tree last saw it
@@ -63,18 +71,20 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		return nil, fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
 	}
 	return &Partition{
-		Name:       pc.Name,
-		RMID:       rmID,
-		reg:        reg,
-		cfg:        pc,
-		nodes:      map[string]*node.Node{},
-		index:      node.NewIndex(policyOf(pc), w),
-		tree:       tree,
-		apps:       map[string]*app.App{},
-		running:    map[string]bool{},
-		completing: map[string]time.Time{},
-		done:       map[string]doneApp{},
-		Out:        Outbox{Partition: pc.Name},
+		Name:        pc.Name,
+		RMID:        rmID,
+		reg:         reg,
+		cfg:         pc,
+		nodes:       map[string]*node.Node{},
+		index:       node.NewIndex(policyOf(pc), w),
+		tree:        tree,
+		apps:        map[string]*app.App{},
+		running:     map[string]bool{},
+		completing:  map[string]time.Time{},
+		done:        map[string]doneApp{},
+		reserved:    map[string]*reservation{},
+		appReserved: map[string]string{},
+		Out:         Outbox{Partition: pc.Name},
 	}, nil
 }
 

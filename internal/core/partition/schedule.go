@@ -41,6 +41,10 @@ func (s *pass) remember(r resource.Vector) {
 // everything it can: after every allocation it returns to the root and
 // walks the orderings again, so fairness is re-evaluated per decision.
 func (p *Partition) Schedule(now time.Time) int {
+	if !p.retryAt.IsZero() && !now.Before(p.retryAt) {
+		p.retryAt = time.Time{}
+		p.dirty = true
+	}
 	if !p.dirty {
 		return 0
 	}
@@ -52,6 +56,9 @@ func (p *Partition) Schedule(now time.Time) int {
 	p.Stats.Passes++
 	var s pass
 	made := 0
+	if len(p.reserved) > 0 {
+		made += p.tryReserved(now)
+	}
 	t := p.tree
 	for {
 		leaf := p.descend()
@@ -87,7 +94,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		if n == nil {
 			if x.RequiredNode == "" {
 				s.remember(x.Res)
-				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
+				if !p.maybeReserve(a, x, now) {
+					if _, has := p.reserved[reservationKey(a.ID, x.Key)]; !has {
+						a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
+					}
+				}
 			} else {
 				a.SetWhy(x, app.Reason{Kind: app.RequiredNodeUnavailable, Object: x.RequiredNode})
 			}
@@ -174,6 +185,7 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 
 // allocate applies one decision: ask x of a goes to node n.
 func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n *node.Node, now time.Time) {
+	p.unreserveAsk(a.ID, x.Key)
 	a.Allocate(x, n.ID, now)
 	n.Allocated.Inc(x.Res)
 	n.Allocs[x.Key] = a.ID
@@ -222,3 +234,23 @@ func (p *Partition) Tick(now time.Time) bool {
 
 // Dirty reports whether a pass could allocate something.
 func (p *Partition) Dirty() bool { return p.dirty }
+
+// NextTimer returns the earliest time at which Tick or Schedule has
+// something to do without any new input (a Completing application
+// completes, an ask may reserve, a terminated application expires), or the
+// zero time. Virtual-time drivers use it to know when to step next.
+func (p *Partition) NextTimer() time.Time {
+	next := p.retryAt
+	earlier := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	for _, d := range p.completing {
+		earlier(d)
+	}
+	for _, d := range p.done {
+		earlier(d.expires)
+	}
+	return next
+}

@@ -77,6 +77,27 @@ func (p *Partition) Verify() error {
 			bad("node %s: over capacity: capacity %v allocated %v occupied %v", id, n.Capacity, n.Allocated, n.Occupied)
 		}
 	}
+	reservedNodes := 0
+	for k, r := range p.reserved {
+		x, ok := r.app.Allocation(r.ask.Key)
+		if !ok || x != r.ask || !x.Pending() {
+			bad("reservation %q: ask is gone or allocated", k)
+		}
+		if r.node.ReservedFor != r.ask.Key || p.nodes[r.node.ID] != r.node {
+			bad("reservation %q: node %s does not hold it", k, r.node.ID)
+		}
+		if p.appReserved[r.app.ID] != k {
+			bad("reservation %q: application %s does not list it", k, r.app.ID)
+		}
+	}
+	for _, n := range p.nodes {
+		if n.ReservedFor != "" {
+			reservedNodes++
+		}
+	}
+	if reservedNodes != len(p.reserved) || len(p.appReserved) != len(p.reserved) {
+		bad("%d reserved nodes, %d reservations, %d apps with one", reservedNodes, len(p.reserved), len(p.appReserved))
+	}
 	var walk func(q *queue.Queue) (resource.Vector, resource.Vector, int)
 	walk = func(q *queue.Queue) (resource.Vector, resource.Vector, int) {
 		al, pe, n := leafAlloc[q.Path], leafPend[q.Path], leafAsks[q.Path]

@@ -1,0 +1,156 @@
+package partition
+
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// ReservationDelay is how long an ask must have waited before it may
+// reserve a node (reference §2.8).
+const ReservationDelay = 2 * time.Second
+
+// reservation holds a node for one ask that fits no node now, so that a
+// stream of smaller asks cannot starve it: the node takes no other work,
+// and the ask gets it as soon as enough is released there.
+type reservation struct {
+	app  *app.App
+	ask  *app.Allocation
+	node *node.Node
+}
+
+func reservationKey(appID, key string) string { return appID + "\x00" + key }
+
+// SetReservations turns reservations on or off (DISABLE_RESERVATION).
+// Turning them off drops every existing reservation.
+func (p *Partition) SetReservations(on bool) {
+	p.noReserve = !on
+	if !on {
+		for _, k := range p.reservationKeys() {
+			p.unreserve(k)
+		}
+	}
+}
+
+// Reservations returns the number of reserved nodes.
+func (p *Partition) Reservations() int { return len(p.reserved) }
+
+func (p *Partition) reservationKeys() []string {
+	keys := make([]string, 0, len(p.reserved))
+	for k := range p.reserved {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func (p *Partition) unreserve(k string) {
+	r, ok := p.reserved[k]
+	if !ok {
+		return
+	}
+	delete(p.reserved, k)
+	delete(p.appReserved, r.app.ID)
+	if r.node.ReservedFor == r.ask.Key {
+		r.node.ReservedFor = ""
+		p.index.Update(r.node)
+	}
+	p.dirty = true
+}
+
+// unreserveAsk drops the reservation of an ask if it has one.
+func (p *Partition) unreserveAsk(appID, key string) {
+	if len(p.reserved) > 0 {
+		p.unreserve(reservationKey(appID, key))
+	}
+}
+
+// unreserveNode drops the reservation held on a node.
+func (p *Partition) unreserveNode(n *node.Node) {
+	for _, k := range p.reservationKeys() {
+		if p.reserved[k].node == n {
+			p.unreserve(k)
+		}
+	}
+}
+
+// tryReserved is the first step of a pass: every reserved ask that now
+// fits its node, and its queues, is allocated there.
+func (p *Partition) tryReserved(now time.Time) int {
+	made := 0
+	for _, k := range p.reservationKeys() {
+		r := p.reserved[k]
+		x := r.ask
+		cur, ok := r.app.Allocation(x.Key)
+		if !ok || cur != x || !x.Pending() {
+			p.unreserve(k)
+			continue
+		}
+		leaf := p.leafOf(r.app)
+		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, x.Res) != nil {
+			continue
+		}
+		if p.blockingMaxApps(r.app, leaf) != nil {
+			continue
+		}
+		p.unreserve(k)
+		p.allocate(r.app, leaf, x, r.node, now)
+		made++
+	}
+	return made
+}
+
+// maybeReserve reserves a node for ask x of a when it has waited long
+// enough, its application holds no reservation yet, and some node could
+// hold it once enough is released there. It picks the eligible node with
+// the smallest shortfall. It reports whether it reserved.
+func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) bool {
+	if p.noReserve || x.RequiredNode != "" {
+		return false
+	}
+	if at := x.Created.Add(ReservationDelay); now.Before(at) {
+		// come back when the ask may reserve
+		if p.retryAt.IsZero() || at.Before(p.retryAt) {
+			p.retryAt = at
+		}
+		return false
+	}
+	if _, has := p.appReserved[a.ID]; has {
+		return false
+	}
+	var best *node.Node
+	bestGap := 0.0
+	p.index.Ascend(func(n *node.Node) bool {
+		if !n.Eligible() || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
+			return true
+		}
+		if g := shortfall(x.Res, n.Available(), n.Capacity); best == nil || g < bestGap {
+			best, bestGap = n, g
+		}
+		return true
+	})
+	if best == nil {
+		return false
+	}
+	k := reservationKey(a.ID, x.Key)
+	p.reserved[k] = &reservation{app: a, ask: x, node: best}
+	p.appReserved[a.ID] = k
+	best.ReservedFor = x.Key
+	p.index.Update(best)
+	a.SetWhy(x, app.Reason{Kind: app.Reserved, Object: best.ID})
+	return true
+}
+
+// shortfall is how far ask is from fitting avail, as a sum of fractions of
+// the node's capacity.
+func shortfall(ask, avail, capacity resource.Vector) float64 {
+	var g float64
+	for i := range ask {
+		if d := ask[i] - avail[i]; d > 0 && capacity[i] > 0 {
+			g += float64(d) / float64(capacity[i])
+		}
+	}
+	return g
+}

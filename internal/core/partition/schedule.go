@@ -217,6 +217,9 @@ func (p *Partition) Tick(now time.Time) bool {
 			changed = true
 		}
 	}
+	if p.tree.CleanUp() > 0 {
+		changed = true
+	}
 	var expired []string
 	for id, d := range p.done {
 		if !now.Before(d.expires) {

@@ -333,3 +333,27 @@ func (q *Queue) RemoveApp(a *app.App) {
 	}
 	q.refreshPath()
 }
+
+// CleanUp removes every empty queue that is draining or dynamic, deepest
+// first, so a removed parent's emptied ancestors go too. It returns how
+// many queues it removed.
+func (t *Tree) CleanUp() int {
+	var gone []*Queue
+	var walk func(q *Queue)
+	walk = func(q *Queue) {
+		for _, n := range q.names {
+			walk(q.children[n])
+		}
+		if q.Parent != nil && (!q.Managed || q.State == Draining) && q.Empty() && q.pendingAsks == 0 {
+			gone = append(gone, q)
+		}
+	}
+	walk(t.Root)
+	removed := 0
+	for _, q := range gone {
+		if t.Remove(q) {
+			removed++
+		}
+	}
+	return removed
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/si"
@@ -197,6 +198,10 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			return err
 		}
 		s.callbacks[req.RmID] = cb
+		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
+		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
+			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil
+		})
 		return nil
 	})
 	if err != nil {

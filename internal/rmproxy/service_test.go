@@ -24,6 +24,7 @@ type recorder struct {
 	accNodes []string
 	rejNodes []*si.RejectedNode
 	changed  chan struct{}
+	veto     map[string]bool // nodes the RM's predicate rejects
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
@@ -68,7 +69,12 @@ func (r *recorder) UpdateNode(resp *si.NodeResponse) error {
 	return nil
 }
 
-func (r *recorder) Predicates(*si.PredicatesArgs) error { return nil }
+func (r *recorder) Predicates(a *si.PredicatesArgs) error {
+	if r.veto != nil && r.veto[a.NodeID] {
+		return fmt.Errorf("node %s vetoed", a.NodeID)
+	}
+	return nil
+}
 func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
 	return &si.PreemptionPredicatesResponse{Success: true}
 }
@@ -289,5 +295,32 @@ func TestManualServiceIsDeterministic(t *testing.T) {
 	}
 	if fmt.Sprint(first) != fmt.Sprint(second) {
 		t.Fatalf("two runs differ:\n%v\n%v", first, second)
+	}
+}
+
+func TestPredicatesVetoNodes(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := newRecorder()
+	rec.veto = map[string]bool{"n0": true, "n1": true}
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec)
+	var nodes []*si.NodeInfo
+	for i := range 3 {
+		nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprint("n", i), Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)})
+	}
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: nodes})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}})
+	var asks []*si.Allocation
+	for i := range 6 {
+		asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprint("k", i), ApplicationID: "a", ResourcePerAlloc: res(1000, 1)})
+	}
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: asks})
+	rec.await(t, "4 allocations", func() bool { return len(rec.allocs) == 4 })
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, a := range rec.allocs {
+		if a.NodeID != "n2" {
+			t.Fatalf("%s placed on vetoed node %s", a.AllocationKey, a.NodeID)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -22,6 +23,22 @@ import (
 type Engine struct {
 	reg *resource.Registry
 	rms map[string]*RM
+}
+
+// Predicate is an RM's veto on placing an ask on a node.
+type Predicate func(x *app.Allocation, nodeID string) bool
+
+// SetPredicate installs an RM's node check on all its partitions, present
+// and future.
+func (e *Engine) SetPredicate(rmID string, pred Predicate) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return
+	}
+	rm.predicate = pred
+	for _, p := range rm.partitions {
+		p.SetPredicate(pred)
+	}
 }
 
 // RM is one registered resource manager and its partitions.
@@ -33,6 +50,7 @@ type RM struct {
 	partitions  map[string]*partition.Partition
 	names       []string // partition names, sorted
 	removed     []*partition.Partition
+	predicate   Predicate
 }
 
 // New returns an engine with no resource managers.
@@ -165,6 +183,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 			continue
 		}
 		p, _ := partition.New(rmID, e.reg, pc)
+		p.SetPredicate(rm.predicate)
 		rm.partitions[pc.Name] = p
 	}
 	for name, p := range rm.partitions {

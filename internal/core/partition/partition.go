@@ -49,6 +49,10 @@ type Partition struct {
 	dirty     bool // something changed that may allow an allocation
 	sizeDirty bool // cluster size changed since the tree last saw it
 
+	// predicate, when set, is the RM's veto on a node for an ask
+	// (SI Predicates callback); it runs only for nodes that fit.
+	predicate func(x *app.Allocation, nodeID string) bool
+
 	Out Outbox
 	// Stats counts the partition's decisions.
 	Stats Stats
@@ -216,4 +220,10 @@ func (p *Partition) Shutdown(now time.Time, reason string) {
 	}
 	clear(p.nodes)
 	p.cluster = resource.Vector{}
+}
+
+// SetPredicate installs the RM's node check: a candidate node that fits an
+// ask is only used when pred returns true. nil removes it.
+func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) bool) {
+	p.predicate = pred
 }

@@ -178,9 +178,20 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		if !ok || !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
 			return nil
 		}
+		if p.predicate != nil && !p.predicate(x, n.ID) {
+			return nil
+		}
 		return n
 	}
-	return p.index.First(x.Res)
+	if p.predicate == nil {
+		return p.index.First(x.Res)
+	}
+	for n := p.index.First(x.Res); n != nil; n = p.index.Next(x.Res, n) {
+		if p.predicate(x, n.ID) {
+			return n
+		}
+	}
+	return nil
 }
 
 // allocate applies one decision: ask x of a goes to node n.

@@ -17,7 +17,10 @@ type App struct {
 	QueuePath string
 	User      string
 	Groups    []string
-	Tags      map[string]string
+	// Group is the group the app's usage is tracked under ("" none); it is
+	// chosen at submission and fixed for the app's lifetime.
+	Group string
+	Tags  map[string]string
 	// GangStyle and PlaceholderAsk describe a gang application.
 	PlaceholderAsk resource.Vector
 	GangStyle      string

@@ -55,6 +55,7 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	a.PlaceholderAsk = r.PlaceholderAsk
 	a.GangStyle = r.GangStyle
 	a.ExecutionTimeout = r.ExecutionTimeout
+	a.Group = p.users.SelectGroup(r.User, r.Groups, leaf.Path)
 	p.apps[a.ID] = a
 	leaf.AddApp(a)
 	return nil
@@ -143,6 +144,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 		leaf.Apply(a, resource.Vector{}, delta, 0, 0)
 	} else {
 		leaf.Apply(a, delta, resource.Vector{}, 0, 0)
+		p.trackResize(a, delta)
 		if n, ok := p.nodes[node]; ok {
 			n.Allocated.Inc(delta)
 			p.index.Update(n)
@@ -188,6 +190,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	p.index.Update(n)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	delete(p.completing, a.ID)
 	p.markRunning(a, leaf)
 	if a.State == app.New || a.State == app.Resuming {
@@ -241,10 +244,15 @@ func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
 	}
 	p.unreserveAsk(a.ID, key)
 	leaf := p.leafOf(a)
+	idle := a.PendingCount() == 0 && a.AllocatedCount() == 0
 	if x.Pending() {
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
+		if idle {
+			p.users.RemoveApp(a.ID)
+		}
 	} else {
 		leaf.Apply(a, neg(x.Res), resource.Vector{}, 0, 0)
+		_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, x.Res, idle)
 		if n, ok := p.nodes[x.NodeID]; ok {
 			n.Allocated.Dec(x.Res)
 			delete(n.Allocs, x.Key)
@@ -295,6 +303,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 		}
 	}
 	p.unmarkRunning(a, leaf)
+	p.users.RemoveApp(appID)
 	leaf.RemoveApp(a)
 	delete(p.apps, appID)
 	delete(p.completing, appID)
@@ -308,4 +317,23 @@ func neg(v resource.Vector) resource.Vector {
 	var n resource.Vector
 	n.Dec(v)
 	return n
+}
+
+// trackResize moves user and group usage by the delta of an in-place
+// resize of a running allocation.
+func (p *Partition) trackResize(a *app.App, delta resource.Vector) {
+	var up, down resource.Vector
+	for i, d := range delta {
+		if d > 0 {
+			up[i] = d
+		} else {
+			down[i] = -d
+		}
+	}
+	if up.AnyPositive() {
+		_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, up)
+	}
+	if down.AnyPositive() {
+		_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, down, false)
+	}
 }

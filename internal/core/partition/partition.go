@@ -12,6 +12,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -53,6 +54,9 @@ type Partition struct {
 	// (SI Predicates callback); it runs only for nodes that fit.
 	predicate func(x *app.Allocation, nodeID string) bool
 
+	// users tracks user and group usage and enforces their limits.
+	users *usage.Manager
+
 	Out Outbox
 	// Stats counts the partition's decisions.
 	Stats Stats
@@ -74,7 +78,12 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 	if err != nil {
 		return nil, fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
 	}
+	users := usage.New(reg)
+	if err := users.Configure(&pc.Queues[0]); err != nil {
+		return nil, fmt.Errorf("partition %s: limits: %w", pc.Name, err)
+	}
 	return &Partition{
+		users:       users,
 		Name:        pc.Name,
 		RMID:        rmID,
 		reg:         reg,
@@ -105,9 +114,13 @@ func (p *Partition) Reconfigure(pc *config.PartitionConfig) error {
 	if err != nil {
 		return fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
 	}
+	if err := p.users.CheckConfigure(&pc.Queues[0]); err != nil {
+		return fmt.Errorf("partition %s: limits: %w", pc.Name, err)
+	}
 	if err := p.tree.Reconfigure(pc); err != nil {
 		return err
 	}
+	_ = p.users.Configure(&pc.Queues[0]) // checked above
 	p.index.Reconfigure(policyOf(pc), w)
 	p.cfg = pc
 	p.sizeDirty = true
@@ -197,8 +210,15 @@ func (p *Partition) CheckReconfigure(pc *config.PartitionConfig) error {
 	if _, err := p.reg.WeightsFromMap(pc.NodeSortPolicy.ResourceWeights); err != nil {
 		return fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
 	}
+	if err := p.users.CheckConfigure(&pc.Queues[0]); err != nil {
+		return fmt.Errorf("partition %s: limits: %w", pc.Name, err)
+	}
 	return p.tree.CheckReconfigure(pc)
 }
+
+// Users is the partition's user and group usage tracker (read it on the
+// engine goroutine only).
+func (p *Partition) Users() *usage.Manager { return p.users }
 
 // Shutdown fails every application of a partition that is being removed
 // and releases everything it holds, reporting it all to the RM.

@@ -75,9 +75,21 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.SkipApp(leaf, a)
 			continue
 		}
+		if !p.running[a.ID] {
+			if ok, why := p.users.CanRunApp(a.User, a.Group, a.QueuePath, a.ID); !ok {
+				a.SetWhyAll(app.Reason{Kind: app.UserLimit, Object: why})
+				t.SkipApp(leaf, a)
+				continue
+			}
+		}
 		x := a.Next()
 		if x == nil {
 			t.SkipApp(leaf, a)
+			continue
+		}
+		if !p.users.Headroom(a.User, a.Group, a.QueuePath).Allows(x.Res) {
+			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
+			p.deferAsk(&s, a, x)
 			continue
 		}
 		if q := blockingMax(leaf, x.Res); q != nil {
@@ -202,6 +214,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	n.Allocs[x.Key] = a.ID
 	p.index.Update(n)
 	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.markRunning(a, leaf)
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")

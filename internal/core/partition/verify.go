@@ -113,5 +113,28 @@ func (p *Partition) Verify() error {
 		return al, pe, n
 	}
 	walk(p.tree.Root)
+	if err := p.users.Verify(); err != nil {
+		bad("user/group tracking: %v", err)
+	}
+	// every user's tracked usage equals what its running apps hold
+	perUser := map[string]resource.Vector{}
+	for _, a := range p.apps {
+		v := perUser[a.User]
+		v.Inc(a.Allocated)
+		perUser[a.User] = v
+	}
+	for user, want := range perUser {
+		got := resource.Vector{}
+		if u, ok := p.users.User(user); ok {
+			for name, n := range u.Queues.ResourceUsage {
+				if i, ok := p.reg.Index(name); ok {
+					got[i] = n
+				}
+			}
+		}
+		if got != want {
+			bad("user %s: tracked usage %v, apps hold %v", user, got, want)
+		}
+	}
 	return errors.Join(errs...)
 }

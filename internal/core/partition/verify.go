@@ -113,6 +113,9 @@ func (p *Partition) Verify() error {
 		return al, pe, n
 	}
 	walk(p.tree.Root)
+	if err := p.tree.Verify(); err != nil {
+		bad("queue ordering: %v", err)
+	}
 	if err := p.users.Verify(); err != nil {
 		bad("user/group tracking: %v", err)
 	}

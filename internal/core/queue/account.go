@@ -26,13 +26,20 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.refreshPath()
 }
 
-// count adds n to the number of pending entries at priority p.
+// count adds n to the number of pending entries at priority p, keeping
+// the cached maximum key.
 func (q *Queue) count(p int32, n int) {
 	c := q.prios[p] + n
 	if c <= 0 {
 		delete(q.prios, p)
+		if p == q.maxPrio {
+			q.maxPrio = maxKey(q.prios)
+		}
 	} else {
 		q.prios[p] = c
+		if len(q.prios) == 1 || p > q.maxPrio {
+			q.maxPrio = p
+		}
 	}
 }
 
@@ -68,7 +75,7 @@ func (leaf *Queue) placeApp(a *app.App) {
 func (q *Queue) refreshPath() {
 	for x := q; x != nil; x = x.Parent {
 		old := x.prio
-		x.prio = x.priorityAfterPolicy(maxKey(x.prios))
+		x.prio = x.priorityAfterPolicy(x.maxPrio)
 		x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
 		p := x.Parent
 		if p == nil {

@@ -70,6 +70,7 @@ type Queue struct {
 	prio        int32
 	prios       map[int32]int // leaf: pending asks per priority; parent: children per priority
 	pendingAsks int
+	maxPrio     int32 // largest key of prios, MinInt32 when empty
 	kids        queueHeap
 	runnable    appHeap
 	skipped     []*Queue
@@ -88,6 +89,7 @@ func newQueue(name string, parent *Queue, leaf bool) *Queue {
 		index:    -1,
 		prios:    map[int32]int{},
 		prio:     math.MinInt32,
+		maxPrio:  math.MinInt32,
 	}
 	if parent == nil {
 		q.Path = name

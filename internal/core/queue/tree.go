@@ -258,6 +258,7 @@ func (t *Tree) refresh() {
 			c.index = -1
 			walk(c)
 		}
+		q.maxPrio = minPrio
 		if q.Leaf {
 			q.prios = map[int32]int{}
 			for _, a := range q.apps {
@@ -272,13 +273,15 @@ func (t *Tree) refresh() {
 			}
 		} else {
 			q.prios = map[int32]int{}
+			q.maxPrio = minPrio
 			for _, n := range q.names {
 				if c := q.children[n]; c.prio != minPrio {
 					q.count(c.prio, 1)
 				}
 			}
 		}
-		q.prio = q.priorityAfterPolicy(maxKey(q.prios))
+		q.maxPrio = maxKey(q.prios)
+		q.prio = q.priorityAfterPolicy(q.maxPrio)
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
 		if p := q.Parent; p != nil && q.pendingAsks > 0 && !q.deferred {
 			p.kids.push(q)

@@ -18,6 +18,9 @@ type Allocation struct {
 	Priority  int32
 	Created   time.Time
 	Allocated time.Time
+	// NodeSlot is the allocation's position on its node (owned by the node
+	// package), -1 when not on a node.
+	NodeSlot int
 	// Seq orders asks created at the same time by arrival.
 	Seq          uint64
 	Placeholder  bool

@@ -4,6 +4,10 @@
 package node
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -24,9 +28,9 @@ type Node struct {
 	// ReservedFor is the key of the ask holding a reservation on this node,
 	// or "" when the node is not reserved.
 	ReservedFor string
-	// Allocs maps the keys of the scheduler's allocations on this node to
-	// their application IDs.
-	Allocs map[string]string
+	// allocs are the scheduler's allocations on this node; each knows its
+	// position (NodeSlot) so removal is O(1).
+	allocs []*app.Allocation
 	// Foreign maps foreign allocation keys to what they occupy.
 	Foreign map[string]resource.Vector
 
@@ -40,7 +44,6 @@ func New(id string, capacity resource.Vector, attrs map[string]string) *Node {
 		Attributes:  attrs,
 		Capacity:    capacity,
 		Schedulable: true,
-		Allocs:      map[string]string{},
 		Foreign:     map[string]resource.Vector{},
 	}
 }
@@ -59,4 +62,52 @@ func (n *Node) Used() resource.Vector {
 // schedulable and holds no reservation.
 func (n *Node) Eligible() bool {
 	return n.Schedulable && n.ReservedFor == ""
+}
+
+// AddAlloc records allocation x on the node and adds its resources.
+func (n *Node) AddAlloc(x *app.Allocation) {
+	x.NodeSlot = len(n.allocs)
+	n.allocs = append(n.allocs, x)
+	n.Allocated.Inc(x.Res)
+}
+
+// RemoveAlloc forgets allocation x and frees its resources. It reports
+// whether x was on the node.
+func (n *Node) RemoveAlloc(x *app.Allocation) bool {
+	i := x.NodeSlot
+	if i < 0 || i >= len(n.allocs) || n.allocs[i] != x {
+		return false
+	}
+	last := len(n.allocs) - 1
+	n.allocs[i] = n.allocs[last]
+	n.allocs[i].NodeSlot = i
+	n.allocs[last] = nil
+	n.allocs = n.allocs[:last]
+	x.NodeSlot = -1
+	n.Allocated.Dec(x.Res)
+	return true
+}
+
+// Resize changes the recorded resources of allocation x on the node from
+// its current value by delta.
+func (n *Node) Resize(delta resource.Vector) { n.Allocated.Inc(delta) }
+
+// Holds reports whether allocation x is on the node.
+func (n *Node) Holds(x *app.Allocation) bool {
+	return x.NodeSlot >= 0 && x.NodeSlot < len(n.allocs) && n.allocs[x.NodeSlot] == x
+}
+
+// AllocCount returns the number of allocations on the node.
+func (n *Node) AllocCount() int { return len(n.allocs) }
+
+// Allocations returns the node's allocations sorted by key.
+func (n *Node) Allocations() []*app.Allocation {
+	out := slices.Clone(n.allocs)
+	slices.SortFunc(out, func(a, b *app.Allocation) int {
+		if c := strings.Compare(a.AppID, b.AppID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
 }

@@ -146,7 +146,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 		leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 		p.trackResize(a, delta)
 		if n, ok := p.nodes[node]; ok {
-			n.Allocated.Inc(delta)
+			n.Resize(delta)
 			p.index.Update(n)
 		}
 	}
@@ -185,8 +185,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if err := a.AddAllocation(x); err != nil {
 		return err
 	}
-	n.Allocated.Inc(x.Res)
-	n.Allocs[x.Key] = a.ID
+	n.AddAlloc(x)
 	p.index.Update(n)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)
@@ -253,9 +252,7 @@ func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
 	} else {
 		leaf.Apply(a, neg(x.Res), resource.Vector{}, 0, 0)
 		_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, x.Res, idle)
-		if n, ok := p.nodes[x.NodeID]; ok {
-			n.Allocated.Dec(x.Res)
-			delete(n.Allocs, x.Key)
+		if n, ok := p.nodes[x.NodeID]; ok && n.RemoveAlloc(x) {
 			p.index.Update(n)
 		}
 		p.dirty = true

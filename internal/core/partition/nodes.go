@@ -69,14 +69,14 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
 	}
 	msg := "Node " + id + " Removed"
-	for key, appID := range sortedAllocs(n.Allocs) {
-		a := p.apps[appID]
+	for _, x := range n.Allocations() {
+		a := p.apps[x.AppID]
 		if a == nil {
 			continue
 		}
-		p.releaseAllocation(a, key, now)
+		p.releaseAllocation(a, x.Key, now)
 		p.Out.Released = append(p.Out.Released, Released{
-			Partition: p.Name, AppID: appID, AllocationKey: key, Termination: StoppedByRM, Message: msg,
+			Partition: p.Name, AppID: x.AppID, AllocationKey: x.Key, Termination: StoppedByRM, Message: msg,
 		})
 	}
 	p.unreserveNode(n)
@@ -118,21 +118,4 @@ func (p *Partition) RemoveForeign(key string) bool {
 		}
 	}
 	return false
-}
-
-// sortedAllocs iterates a node's allocations in key order, so decommission
-// reports them deterministically.
-func sortedAllocs(m map[string]string) func(func(string, string) bool) {
-	return func(yield func(string, string) bool) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sortStrings(keys)
-		for _, k := range keys {
-			if !yield(k, m[k]) {
-				return
-			}
-		}
-	}
 }

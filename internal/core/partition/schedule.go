@@ -210,8 +210,7 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n *node.Node, now time.Time) {
 	p.unreserveAsk(a.ID, x.Key)
 	a.Allocate(x, n.ID, now)
-	n.Allocated.Inc(x.Res)
-	n.Allocs[x.Key] = a.ID
+	n.AddAlloc(x)
 	p.index.Update(n)
 	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)

@@ -50,7 +50,7 @@ func (p *Partition) Verify() error {
 			}
 			v.Inc(x.Res)
 			nodeAlloc[x.NodeID] = v
-			if n := p.nodes[x.NodeID]; n.Allocs[x.Key] != id {
+			if n := p.nodes[x.NodeID]; !n.Holds(x) {
 				bad("node %s does not list allocation %s", x.NodeID, x.Key)
 			}
 			return true

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -43,5 +44,39 @@ func BenchmarkSchedule(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkMemory reports the heap held per node and per pending ask
+// (targets: under 4 KiB per node, under 1 KiB per pending ask).
+func BenchmarkMemory(b *testing.B) {
+	const nodes, asks = 5000, 100000
+	for range b.N {
+		base := heapInUse()
+		p := mustPartition(b, benchConfig(10))
+		for i := range nodes {
+			p.AddNode(fmt.Sprintf("node-%06d", i), vec(64000, 256<<30), resource.Vector{}, map[string]string{"si/hostname": fmt.Sprint("host", i)}, true)
+		}
+		withNodes := heapInUse()
+		for i := range 100 {
+			p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.q%d", i%10), User: "u"}, t0)
+		}
+		withApps := heapInUse()
+		for i := range asks {
+			p.AddAsk(&app.Allocation{Key: fmt.Sprintf("ask-%07d", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+		}
+		p.Out.Take()
+		withAsks := heapInUse()
+		b.ReportMetric(float64(withNodes-base)/nodes, "B/node")
+		b.ReportMetric(float64(withAsks-withApps)/asks, "B/ask")
+		runtime.KeepAlive(p)
 	}
 }

@@ -34,6 +34,9 @@ type App struct {
 	FinishTime time.Time
 	// Message is the latest reason given with a state change.
 	Message string
+	// BackoffUntil is when an application whose asks repeatedly fit no
+	// node is considered again (application.unschedasks.backoff).
+	BackoffUntil time.Time
 
 	// Allocated sums the resources of the app's allocations; Pending the
 	// resources of its pending asks.

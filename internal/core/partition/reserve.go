@@ -111,10 +111,7 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 		return false
 	}
 	if at := x.Created.Add(ReservationDelay); now.Before(at) {
-		// come back when the ask may reserve
-		if p.retryAt.IsZero() || at.Before(p.retryAt) {
-			p.retryAt = at
-		}
+		p.wakeAt(at) // come back when the ask may reserve
 		return false
 	}
 	if _, has := p.appReserved[a.ID]; has {

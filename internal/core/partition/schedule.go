@@ -18,6 +18,9 @@ const maxFailedShapes = 32
 type pass struct {
 	failed   []resource.Vector
 	deferred []*app.App // applications with deferred ask classes
+	// unplaced counts, per application, the asks that fit no node in this
+	// pass (for application.unschedasks.backoff)
+	unplaced map[*app.App]uint64
 }
 
 func (s *pass) knownUnplaceable(r resource.Vector) bool {
@@ -75,6 +78,11 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.SkipApp(leaf, a)
 			continue
 		}
+		if !a.BackoffUntil.IsZero() && now.Before(a.BackoffUntil) {
+			p.wakeAt(a.BackoffUntil)
+			t.SkipApp(leaf, a)
+			continue
+		}
 		if !p.running[a.ID] {
 			if ok, why := p.users.CanRunApp(a.User, a.Group, a.QueuePath, a.ID); !ok {
 				a.SetWhyAll(app.Reason{Kind: app.UserLimit, Object: why})
@@ -100,10 +108,16 @@ func (p *Partition) Schedule(now time.Time) int {
 		if s.knownUnplaceable(x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 			p.deferAsk(&s, a, x)
+			if p.backoff(&s, a, leaf, now) {
+				t.SkipApp(leaf, a)
+			}
 			continue
 		}
 		n := p.findNode(x)
 		if n == nil {
+			if p.backoff(&s, a, leaf, now) {
+				t.SkipApp(leaf, a)
+			}
 			if x.RequiredNode == "" {
 				s.remember(x.Res)
 				if !p.maybeReserve(a, x, now) {
@@ -279,4 +293,32 @@ func (p *Partition) NextTimer() time.Time {
 		earlier(d.expires)
 	}
 	return next
+}
+
+// backoff counts an ask of a that fit no node in this pass and, when the
+// leaf's application.unschedasks.backoff count is reached, parks the
+// application until the backoff delay has passed. It reports whether it
+// parked the application.
+func (p *Partition) backoff(s *pass, a *app.App, leaf *queue.Queue, now time.Time) bool {
+	limit := leaf.Props.UnschedAsksBackoff
+	if limit == 0 {
+		return false
+	}
+	if s.unplaced == nil {
+		s.unplaced = map[*app.App]uint64{}
+	}
+	s.unplaced[a]++
+	if s.unplaced[a] < limit {
+		return false
+	}
+	a.BackoffUntil = now.Add(leaf.Props.UnschedAsksBackoffDelay)
+	p.wakeAt(a.BackoffUntil)
+	return true
+}
+
+// wakeAt makes sure a pass runs at t even if nothing else changes.
+func (p *Partition) wakeAt(t time.Time) {
+	if p.retryAt.IsZero() || t.Before(p.retryAt) {
+		p.retryAt = t
+	}
 }

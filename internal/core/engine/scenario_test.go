@@ -24,6 +24,9 @@ import (
 //	config <<END ... END            configuration for the next register
 //	register [rm]                   register the RM (default rm "rm")
 //	reload <<END ... END            UpdateConfig; the result is the last error
+//	use RM                          later commands address RM
+//	foreign KEY node=N res...       a foreign allocation occupying a node
+//	release-foreign KEY
 //	node ID res... [partition=P] [drain]
 //	node-update ID res...
 //	drain ID | undrain ID | decommission ID
@@ -258,6 +261,27 @@ func (s *scenario) do(line, heredoc string) {
 			s.rm = pos[0]
 		}
 		s.lastErr = s.e.RegisterRM(s.rm, "queues", s.config, nil)
+	case "use":
+		need(1)
+		s.rm = pos[0]
+	case "foreign":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.AddForeign(kv["node"], pos[0], s.resources(kv))
+	case "release-foreign":
+		need(1)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		if !p.RemoveForeign(pos[0]) {
+			s.lastErr = fmt.Errorf("foreign %s: unknown", pos[0])
+		} else {
+			s.lastErr = nil
+		}
 	case "reload":
 		s.lastErr = s.e.UpdateConfig(s.rm, heredoc, nil, s.now)
 	case "node":

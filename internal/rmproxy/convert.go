@@ -168,6 +168,10 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 		if r.ApplicationID == "" && p.RemoveForeign(r.AllocationKey) {
 			continue
 		}
+		if r.TerminationType == si.TerminationType_PLACEHOLDER_REPLACED {
+			p.ConfirmReplacement(r.ApplicationID, r.AllocationKey, now)
+			continue
+		}
 		p.Release(r.ApplicationID, r.AllocationKey, now)
 	}
 }

@@ -33,6 +33,10 @@ type Allocation struct {
 	// Origin is an opaque handle the edge that created the allocation may
 	// keep (the RM's original message); the core never looks at it.
 	Origin any
+	// Replacing is, for a real ask of a gang, the placeholder it replaces
+	// while the RM confirms that placeholder's release; ReplacedBy is the
+	// reverse link on the placeholder.
+	Replacing, ReplacedBy *Allocation
 	// Released is set while a release initiated by the scheduler (placeholder
 	// replacement, preemption, timeout) waits for the RM's confirmation.
 	Released bool
@@ -41,8 +45,13 @@ type Allocation struct {
 	gen   uint32 // incremented on every enqueue; stale class entries differ
 }
 
-// Pending reports whether the allocation is still an ask.
-func (a *Allocation) Pending() bool { return a.NodeID == "" }
+// Pending reports whether the allocation is still an ask waiting to be
+// placed (not placed, and not waiting to replace a placeholder).
+func (a *Allocation) Pending() bool { return a.NodeID == "" && a.Replacing == nil }
+
+// Linked reports whether a real ask waits for the RM to confirm the
+// release of the placeholder it replaces.
+func (a *Allocation) Linked() bool { return a.Replacing != nil }
 
 // classKey groups asks of one application that are interchangeable for
 // scheduling: when one fails to fit, all of its class fail the same way.

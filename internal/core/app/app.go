@@ -53,6 +53,12 @@ type App struct {
 	// package owns it.
 	Deferred bool
 
+	// TaskGroups holds the gang bookkeeping per task group.
+	TaskGroups map[string]*TaskGroup
+	// phs lists the allocated, unreleased placeholders per task group.
+	phs map[string][]*Allocation
+	linked int
+
 	all       map[string]*Allocation
 	allocated int
 	pending   int
@@ -78,6 +84,8 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		classes:    map[classKey]*class{},
 		prio:       map[int32]int{},
 		maxPrio:    math.MinInt32,
+		TaskGroups: map[string]*TaskGroup{},
+		phs:        map[string][]*Allocation{},
 	}
 }
 
@@ -135,6 +143,11 @@ func (a *App) AddAsk(x *Allocation) error {
 	}
 	a.all[x.Key] = x
 	a.enqueue(x)
+	if x.Placeholder && x.TaskGroup != "" {
+		tg := a.taskGroup(x.TaskGroup)
+		tg.Count++
+		tg.MinResource = x.Res
+	}
 	return nil
 }
 
@@ -236,10 +249,17 @@ func (a *App) Remove(key string) (*Allocation, bool) {
 		return nil, false
 	}
 	delete(a.all, key)
+	if x.Linked() {
+		a.linked--
+		x.Replacing.ReplacedBy = nil
+		x.Replacing = nil
+		return x, true
+	}
 	if x.Pending() {
 		a.dequeue(x)
 		return x, true
 	}
+	a.dropPlaceholder(x)
 	a.allocated--
 	a.Allocated.Dec(x.Res)
 	if x.Placeholder {
@@ -267,6 +287,9 @@ func (a *App) AddAllocation(x *Allocation) error {
 }
 
 func (a *App) account(x *Allocation) {
+	if x.Placeholder && x.TaskGroup != "" && !x.Released {
+		a.phs[x.TaskGroup] = append(a.phs[x.TaskGroup], x)
+	}
 	a.allocated++
 	a.Allocated.Inc(x.Res)
 	if x.Placeholder {

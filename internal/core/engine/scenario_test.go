@@ -35,6 +35,8 @@ import (
 //	ask-update APP KEY res...
 //	release APP KEY
 //	remove-app APP
+//	confirm APP PLACEHOLDER         RM confirms a placeholder's replacement
+//	  (app options for gangs: ph.vcore=.. ph.memory=.. style=Hard timeout=1m)
 //	step                            Tick and schedule at the current time
 //	advance DURATION                move the clock (no step)
 //	expect ok | expect error "text"                  the last command's result
@@ -50,6 +52,7 @@ import (
 //	expect running PATH N           running applications of a queue
 //	expect why APP KEY KIND [OBJECT]  the typed reason an ask is pending
 //	expect short APP KEY RES N      nodes short on resource RES for the ask
+//	expect taskgroup APP TG COUNT REPLACED TIMEDOUT
 
 type scenario struct {
 	t       *testing.T
@@ -176,7 +179,10 @@ func (s *scenario) resources(kv map[string]string) resource.Vector {
 	m := map[string]int64{}
 	for k, v := range kv {
 		switch k {
-		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group":
+		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout":
+			continue
+		}
+		if strings.HasPrefix(k, "ph.") {
 			continue
 		}
 		n, err := resource.ParseValue(k, strings.TrimPrefix(v, "-"))
@@ -322,7 +328,22 @@ func (s *scenario) do(line, heredoc string) {
 		if !ok {
 			return
 		}
-		s.lastErr = p.AddApp(partition.AppRequest{ID: pos[0], Queue: kv["queue"], User: kv["user"], Groups: groups}, s.now)
+		r := partition.AppRequest{ID: pos[0], Queue: kv["queue"], User: kv["user"], Groups: groups, GangStyle: kv["style"]}
+		ph := map[string]string{}
+		for k, v := range kv {
+			if name, ok := strings.CutPrefix(k, "ph."); ok {
+				ph[name] = v
+			}
+		}
+		r.PlaceholderAsk = s.resources(ph)
+		if t := kv["timeout"]; t != "" {
+			d, err := time.ParseDuration(t)
+			if err != nil {
+				s.fail("timeout: %v", err)
+			}
+			r.ExecutionTimeout = d
+		}
+		s.lastErr = p.AddApp(r, s.now)
 	case "ask":
 		need(2)
 		prio, _ := strconv.Atoi(kv["priority"])
@@ -348,6 +369,18 @@ func (s *scenario) do(line, heredoc string) {
 		}
 		if !p.Release(pos[0], pos[1], s.now) {
 			s.lastErr = fmt.Errorf("release %s/%s: unknown", pos[0], pos[1])
+		} else {
+			s.lastErr = nil
+			delete(s.allocs, pos[0]+"/"+pos[1])
+		}
+	case "confirm":
+		need(2)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		if !p.ConfirmReplacement(pos[0], pos[1], s.now) {
+			s.lastErr = fmt.Errorf("confirm %s/%s: unknown", pos[0], pos[1])
 		} else {
 			s.lastErr = nil
 			delete(s.allocs, pos[0]+"/"+pos[1])
@@ -509,6 +542,16 @@ func (s *scenario) expect(w []string) {
 		want, _ := strconv.Atoi(pos[3])
 		if w.ShortOn[pos[2]] != want {
 			s.fail("%s/%s: %d nodes short on %s, want %d (%v)", pos[0], pos[1], w.ShortOn[pos[2]], pos[2], want, w.ShortOn)
+		}
+	case "taskgroup":
+		a := s.app(pos[0], kv)
+		tg := a.TaskGroups[pos[1]]
+		if tg == nil {
+			s.fail("app %s has no task group %s", pos[0], pos[1])
+		}
+		got := fmt.Sprintf("%d %d %d", tg.Count, tg.Replaced, tg.TimedOut)
+		if want := strings.Join(pos[2:], " "); got != want {
+			s.fail("task group %s/%s: count replaced timedout = %s, want %s", pos[0], pos[1], got, want)
 		}
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])

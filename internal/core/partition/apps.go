@@ -51,6 +51,9 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("application %s: %w", r.ID, err)
 	}
+	if err := checkGang(r, leaf); err != nil {
+		return fmt.Errorf("application %s: %w", r.ID, err)
+	}
 	a := app.Create(r.ID, r.User, r.Groups, r.Tags, now)
 	a.PlaceholderAsk = r.PlaceholderAsk
 	a.GangStyle = r.GangStyle
@@ -237,12 +240,24 @@ func (p *Partition) Release(appID, key string, now time.Time) bool {
 
 // releaseAllocation removes key from a and everything that accounts for it.
 func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
-	x, ok := a.Remove(key)
+	x, ok := a.Allocation(key)
 	if !ok {
 		return
 	}
-	p.unreserveAsk(a.ID, key)
 	leaf := p.leafOf(a)
+	if real := x.ReplacedBy; real != nil {
+		// the placeholder goes without a confirmed swap: its real ask waits
+		// for a node again
+		a.Unlink(real)
+		leaf.Apply(a, resource.Vector{}, real.Res, real.Priority, 1)
+	}
+	if x.Linked() {
+		a.Remove(key) // neither pending nor allocated: nothing is accounted
+		p.checkDone(a, leaf, now)
+		return
+	}
+	a.Remove(key)
+	p.unreserveAsk(a.ID, key)
 	idle := a.PendingCount() == 0 && a.AllocatedCount() == 0
 	if x.Pending() {
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
@@ -301,6 +316,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	}
 	p.unmarkRunning(a, leaf)
 	p.users.RemoveApp(appID)
+	delete(p.gangTimers, appID)
 	leaf.RemoveApp(a)
 	delete(p.apps, appID)
 	delete(p.completing, appID)

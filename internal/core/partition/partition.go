@@ -43,6 +43,8 @@ type Partition struct {
 	reserved    map[string]*reservation
 	appReserved map[string]string
 	noReserve   bool
+	// gangTimers holds the placeholder timeout of gang applications.
+	gangTimers map[string]time.Time
 	// retryAt is when a pass should run even if nothing changed (an ask
 	// becomes old enough to reserve); zero when nothing waits.
 	retryAt   time.Time
@@ -95,6 +97,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		running:     map[string]bool{},
 		completing:  map[string]time.Time{},
 		done:        map[string]doneApp{},
+		gangTimers:  map[string]time.Time{},
 		reserved:    map[string]*reservation{},
 		appReserved: map[string]string{},
 		Out:         Outbox{Partition: pc.Name},

@@ -2,6 +2,8 @@ package partition
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -172,7 +174,7 @@ partitions:
 // every roll-up matches a recomputation, and no queue exceeds its max.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
 	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
-	for seed := uint64(1); seed <= 40; seed++ {
+	for seed := uint64(1); seed <= seeds(); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		p := mustPartition(t, deepTree)
 		now := t0
@@ -181,7 +183,7 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 		nodeN, keyN := 0, 0
 		for step := range 400 {
 			now = now.Add(time.Second)
-			switch op := rng.IntN(20); {
+			switch op := rng.IntN(22); {
 			case op < 2:
 				nodeN++
 				p.AddNode(fmt.Sprint("n", nodeN), vec(int64(1+rng.IntN(8))*1000, int64(1+rng.IntN(16))<<30), resource.Vector{}, nil, rng.IntN(5) > 0)
@@ -213,6 +215,39 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 				p.RemoveApp(apps[i], now)
 				delete(keys, apps[i])
 				apps = append(apps[:i], apps[i+1:]...)
+			case op == 17:
+				// a gang: two placeholders and, later, real asks of its group
+				id := fmt.Sprint("gang", len(apps))
+				style := []string{GangSoft, GangHard}[rng.IntN(2)]
+				if p.AddApp(AppRequest{ID: id, Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
+					GangStyle: style, ExecutionTimeout: time.Duration(5+rng.IntN(20)) * time.Second}, now) == nil {
+					apps = append(apps, id)
+					for j := range 2 {
+						keyN++
+						k := fmt.Sprint("ph", keyN)
+						if p.AddAsk(&app.Allocation{Key: k, AppID: id, Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, now) == nil {
+							keys[id] = append(keys[id], k)
+						}
+						_ = j
+					}
+					for range 2 {
+						keyN++
+						k := fmt.Sprint("real", keyN)
+						if p.AddAsk(&app.Allocation{Key: k, AppID: id, Res: vec(int64(500+500*rng.IntN(3)), 1<<29), TaskGroup: "tg"}, now) == nil {
+							keys[id] = append(keys[id], k)
+						}
+					}
+				}
+			case op == 18:
+				// the RM confirms the placeholder replacements it was told of
+				out := p.Out.Take()
+				for _, r := range out.Released {
+					if r.Termination == PlaceholderReplaced && rng.IntN(3) > 0 {
+						p.ConfirmReplacement(r.AppID, r.AllocationKey, now)
+					} else if r.Termination == PlaceholderReplaced {
+						p.Out.Released = append(p.Out.Released, r) // confirm later
+					}
+				}
 			case op == 16 && len(apps) > 0:
 				id := apps[rng.IntN(len(apps))]
 				if ks := keys[id]; len(ks) > 0 {
@@ -275,4 +310,13 @@ func TestDecommissionReleasesAllocations(t *testing.T) {
 	if a.AllocatedCount() != 4 || p.Cluster() != vec(4000, 1<<30) {
 		t.Fatalf("allocated %d cluster %v", a.AllocatedCount(), p.Cluster())
 	}
+}
+
+// seeds is the number of random sequences TestRandomOperationsKeepInvariants
+// runs: 40 by default, more with PADDOCK_SEEDS for a soak.
+func seeds() uint64 {
+	if n, err := strconv.ParseUint(os.Getenv("PADDOCK_SEEDS"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return 40
 }

@@ -95,6 +95,9 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.SkipApp(leaf, a)
 			continue
 		}
+		if x.TaskGroup != "" && !x.Placeholder && p.replace(a, leaf, x, now) {
+			continue
+		}
 		if !p.users.Headroom(a.User, a.Group, a.QueuePath).Allows(x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.deferAsk(&s, a, x)
@@ -229,6 +232,9 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.markRunning(a, leaf)
+	if x.Placeholder {
+		p.startGangTimer(a, now)
+	}
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
 	}
@@ -253,6 +259,9 @@ func (p *Partition) Tick(now time.Time) bool {
 			p.retire(a, now)
 			changed = true
 		}
+	}
+	if len(p.gangTimers) > 0 && p.gangTimeouts(now) {
+		changed = true
 	}
 	if p.tree.CleanUp() > 0 {
 		changed = true
@@ -285,6 +294,9 @@ func (p *Partition) NextTimer() time.Time {
 		if next.IsZero() || t.Before(next) {
 			next = t
 		}
+	}
+	for _, d := range p.gangTimers {
+		earlier(d)
 	}
 	for _, d := range p.completing {
 		earlier(d)

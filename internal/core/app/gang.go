@@ -1,0 +1,120 @@
+package app
+
+import "github.com/paddock-sched/paddock/internal/resource"
+
+// TaskGroup is the gang bookkeeping of one task group (REST
+// placeholderData): how many placeholders were asked for, the resources of
+// one, and how many were replaced by real asks or timed out.
+type TaskGroup struct {
+	Count       int
+	MinResource resource.Vector
+	Replaced    int
+	TimedOut    int
+}
+
+func (a *App) taskGroup(name string) *TaskGroup {
+	tg := a.TaskGroups[name]
+	if tg == nil {
+		tg = &TaskGroup{}
+		a.TaskGroups[name] = tg
+	}
+	return tg
+}
+
+// Gang reports whether the application is gang scheduled.
+func (a *App) Gang() bool { return a.PlaceholderAsk.AnyPositive() }
+
+// LinkedCount is the number of real asks waiting for a placeholder swap.
+func (a *App) LinkedCount() int { return a.linked }
+
+// Placeholder returns an allocated, unreleased placeholder of the task
+// group, or nil.
+func (a *App) Placeholder(group string) *Allocation {
+	if l := a.phs[group]; len(l) > 0 {
+		return l[0]
+	}
+	return nil
+}
+
+// Placeholders returns every allocated, unreleased placeholder.
+func (a *App) Placeholders() []*Allocation {
+	var out []*Allocation
+	for _, l := range a.phs {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// dropPlaceholder forgets x as an available placeholder.
+func (a *App) dropPlaceholder(x *Allocation) {
+	if !x.Placeholder {
+		return
+	}
+	l := a.phs[x.TaskGroup]
+	for i, p := range l {
+		if p == x {
+			l = append(l[:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(a.phs, x.TaskGroup)
+	} else {
+		a.phs[x.TaskGroup] = l
+	}
+}
+
+// Link takes pending real ask x out of scheduling to replace placeholder
+// ph: ph is marked released and waits for the RM's confirmation.
+func (a *App) Link(x, ph *Allocation) {
+	a.dequeue(x)
+	x.Replacing = ph
+	ph.ReplacedBy = x
+	ph.Released = true
+	a.dropPlaceholder(ph)
+	a.linked++
+	a.taskGroup(ph.TaskGroup).Replaced++
+}
+
+// Swap completes a replacement: placeholder ph leaves the application and
+// the real ask linked to it becomes an allocation on ph's node. It returns
+// the real allocation, or nil when ph was not linked.
+func (a *App) Swap(ph *Allocation) *Allocation {
+	x := ph.ReplacedBy
+	if x == nil || a.all[ph.Key] != ph {
+		return nil
+	}
+	delete(a.all, ph.Key)
+	a.allocated--
+	a.Allocated.Dec(ph.Res)
+	a.PlaceholderAllocated.Dec(ph.Res)
+	ph.ReplacedBy = nil
+	x.Replacing = nil
+	a.linked--
+	x.NodeID = ph.NodeID
+	x.Allocated = ph.Allocated
+	a.account(x)
+	return x
+}
+
+// MarkReleased flags a placeholder the scheduler is releasing (timeout or
+// incompatible real ask), so it is not used for a replacement.
+func (a *App) MarkReleased(ph *Allocation) {
+	ph.Released = true
+	a.dropPlaceholder(ph)
+}
+
+// TimedOut counts a timed-out placeholder of a task group.
+func (a *App) TimedOut(group string) { a.taskGroup(group).TimedOut++ }
+
+// Unlink returns real ask x, whose placeholder went away without a
+// confirmed replacement, to the pending asks.
+func (a *App) Unlink(x *Allocation) {
+	if x.Replacing == nil {
+		return
+	}
+	x.Replacing.ReplacedBy = nil
+	x.Replacing = nil
+	a.linked--
+	a.enqueue(x)
+}

@@ -1,0 +1,191 @@
+package partition
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// DefaultPlaceholderTimeout is the placeholder timeout of a gang
+// application that sets no executionTimeoutMilliSeconds (reference §2.10).
+const DefaultPlaceholderTimeout = 15 * time.Minute
+
+// Gang scheduling styles.
+const (
+	GangSoft = "Soft"
+	GangHard = "Hard"
+)
+
+// checkGang admits a gang application into leaf: the leaf sorts fifo and
+// the whole placeholder ask fits the configured max of every queue on the
+// path (the cluster size is not considered: nodes may still come).
+func checkGang(r AppRequest, leaf *queue.Queue) error {
+	if !r.PlaceholderAsk.AnyPositive() {
+		return nil
+	}
+	if r.PlaceholderAsk.HasNegative() {
+		return fmt.Errorf("placeholder ask is negative")
+	}
+	if r.GangStyle != "" && !strings.EqualFold(r.GangStyle, GangSoft) && !strings.EqualFold(r.GangStyle, GangHard) {
+		return fmt.Errorf("unknown gang scheduling style %q (want Soft or Hard)", r.GangStyle)
+	}
+	if leaf.Props.SortPolicy != config.SortFIFO {
+		return fmt.Errorf("gang scheduling needs a fifo queue, %s sorts %s", leaf.Path, leaf.Props.SortPolicy)
+	}
+	for q := leaf; q.Parent != nil; q = q.Parent {
+		if !q.Max.Allows(r.PlaceholderAsk) {
+			return fmt.Errorf("placeholder ask exceeds the max of queue %s", q.Path)
+		}
+	}
+	return nil
+}
+
+func hardGang(a *app.App) bool { return strings.EqualFold(a.GangStyle, GangHard) }
+
+// startGangTimer starts the placeholder timeout at the first placeholder
+// allocation.
+func (p *Partition) startGangTimer(a *app.App, now time.Time) {
+	if _, running := p.gangTimers[a.ID]; running {
+		return
+	}
+	d := a.ExecutionTimeout
+	if d <= 0 {
+		d = DefaultPlaceholderTimeout
+	}
+	p.gangTimers[a.ID] = now.Add(d)
+}
+
+// replace handles real ask x of a task group whose application holds an
+// allocated placeholder of that group. It reports whether x was taken care
+// of (linked to a placeholder); false means x should be scheduled
+// normally.
+func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, now time.Time) bool {
+	for {
+		ph := a.Placeholder(x.TaskGroup)
+		if ph == nil {
+			return false
+		}
+		if !x.Res.Fits(ph.Res) {
+			// the real ask is larger: this placeholder cannot help it
+			p.dropPlaceholder(a, ph, Unknown, "cancel placeholder: resource incompatible", now)
+			continue
+		}
+		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
+			return false
+		}
+		p.unreserveAsk(a.ID, x.Key)
+		a.Link(x, ph)
+		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
+		p.Out.Released = append(p.Out.Released, Released{
+			Partition: p.Name, AppID: a.ID, AllocationKey: ph.Key, Termination: PlaceholderReplaced,
+			Message: "replaced by " + x.Key,
+		})
+		return true
+	}
+}
+
+// dropPlaceholder releases a placeholder the scheduler gives up and reports
+// it to the RM.
+func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Termination, msg string, now time.Time) {
+	a.MarkReleased(ph)
+	p.Out.Released = append(p.Out.Released, Released{
+		Partition: p.Name, AppID: a.ID, AllocationKey: ph.Key, Termination: t, Message: msg,
+	})
+	p.releaseAllocation(a, ph.Key, now)
+}
+
+// ConfirmReplacement is the RM's confirmation that placeholder phKey was
+// released for its replacement: the real ask takes its place on the node,
+// usage shrinks when the real ask is smaller, and the real allocation is
+// reported as new. A confirmation for a placeholder that was not being
+// replaced releases it like any other allocation.
+func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool {
+	a, ok := p.apps[appID]
+	if !ok {
+		return false
+	}
+	ph, ok := a.Allocation(phKey)
+	if !ok {
+		return false
+	}
+	if ph.ReplacedBy == nil {
+		p.releaseAllocation(a, phKey, now)
+		return true
+	}
+	n := p.nodes[ph.NodeID]
+	leaf := p.leafOf(a)
+	x := a.Swap(ph)
+	delta := x.Res.Sub(ph.Res)
+	if n != nil {
+		n.RemoveAlloc(ph)
+		n.AddAlloc(x)
+		p.index.Update(n)
+	}
+	leaf.Apply(a, delta, resource.Vector{}, 0, 0)
+	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	p.Out.Allocations = append(p.Out.Allocations, x)
+	p.appState(a, app.RunEvent, now, "")
+	p.dirty = true
+	return true
+}
+
+// gangTimeouts fires due placeholder timeouts (reference §2.10): a running
+// application loses its unused placeholders; one still waiting for its
+// gang resumes normal scheduling (Soft) or fails (Hard), releasing every
+// placeholder, and for Hard every pending ask too.
+func (p *Partition) gangTimeouts(now time.Time) bool {
+	var due []string
+	for id, t := range p.gangTimers {
+		if !now.Before(t) {
+			due = append(due, id)
+		}
+	}
+	sortStrings(due)
+	for _, id := range due {
+		delete(p.gangTimers, id)
+		a, ok := p.apps[id]
+		if !ok {
+			continue
+		}
+		waiting := a.State == app.New || a.State == app.Accepted
+		if waiting {
+			if hardGang(a) {
+				p.appState(a, app.FailEvent, now, "ResourceReservationTimeout")
+			} else {
+				p.appState(a, app.ResumeEvent, now, "ResourceReservationTimeout")
+			}
+		}
+		var keys []string
+		a.Each(func(x *app.Allocation) bool {
+			if x.Placeholder || (waiting && hardGang(a) && x.Pending()) {
+				keys = append(keys, x.Key)
+			}
+			return true
+		})
+		sortStrings(keys)
+		for _, k := range keys {
+			x, ok := a.Allocation(k)
+			if !ok || x.ReplacedBy != nil {
+				continue
+			}
+			if x.Placeholder {
+				a.TimedOut(x.TaskGroup)
+			}
+			if x.Pending() {
+				p.releaseAllocation(a, k, now)
+				continue
+			}
+			p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
+		}
+		if a.State == app.Resuming && len(a.Placeholders()) == 0 {
+			p.appState(a, app.RunEvent, now, "")
+		}
+	}
+	return len(due) > 0
+}

@@ -56,7 +56,7 @@ type App struct {
 	// TaskGroups holds the gang bookkeeping per task group.
 	TaskGroups map[string]*TaskGroup
 	// phs lists the allocated, unreleased placeholders per task group.
-	phs map[string][]*Allocation
+	phs    map[string][]*Allocation
 	linked int
 
 	all       map[string]*Allocation

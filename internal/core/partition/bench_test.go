@@ -80,3 +80,59 @@ func BenchmarkMemory(b *testing.B) {
 		runtime.KeepAlive(p)
 	}
 }
+
+// deepConfig is a 5-level queue tree (root.l1.l2.l3.leafN) with a wildcard
+// user limit at every level, for the user tracking benchmark.
+func deepConfig(leaves int) string {
+	var b strings.Builder
+	b.WriteString(`partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        limits: [{users: ["*"], maxapplications: 100000}]
+        queues:
+          - name: l1
+            limits: [{users: ["*"], maxapplications: 100000}]
+            queues:
+              - name: l2
+                limits: [{users: ["*"], maxapplications: 100000}]
+                queues:
+                  - name: l3
+                    limits: [{users: ["*"], maxapplications: 100000}]
+                    queues:
+`)
+	for i := range leaves {
+		fmt.Fprintf(&b, "                      - name: leaf%d\n                        limits: [{users: [\"*\"], maxapplications: 100000}]\n", i)
+	}
+	return b.String()
+}
+
+// BenchmarkTracking compares a decision with and without user/group
+// tracking at 100 users over a 5-level queue tree (issue: tracking must add
+// less than 20%).
+func BenchmarkTracking(b *testing.B) {
+	for _, tracked := range []bool{false, true} {
+		b.Run(fmt.Sprintf("tracking=%v", tracked), func(b *testing.B) {
+			p := mustPartition(b, deepConfig(10))
+			if !tracked {
+				p.users = nil
+			}
+			for i := range 1000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			for i := range 100 {
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.l1.l2.l3.leaf%d", i%10), User: fmt.Sprint("user", i)}, t0)
+			}
+			for i := range b.N {
+				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+			}
+			p.Out.Take()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if got := p.Schedule(t0); got != b.N {
+				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+		})
+	}
+}

@@ -37,6 +37,9 @@ type GroupDAO struct {
 // Users returns every tracked user sorted by name. The values share
 // nothing with the manager and may be handed to other goroutines.
 func (m *Manager) Users() []UserDAO {
+	if m == nil {
+		return nil
+	}
 	out := make([]UserDAO, 0, len(m.users))
 	for _, name := range sortedNames(m.users) {
 		out = append(out, m.userDAO(m.users[name]))
@@ -47,6 +50,9 @@ func (m *Manager) Users() []UserDAO {
 // User returns one tracked user; false if the user has no running
 // application.
 func (m *Manager) User(name string) (UserDAO, bool) {
+	if m == nil {
+		return UserDAO{}, false
+	}
 	t := m.users[name]
 	if t == nil {
 		return UserDAO{}, false
@@ -56,6 +62,9 @@ func (m *Manager) User(name string) (UserDAO, bool) {
 
 // Groups returns every tracked group sorted by name, as deep copies.
 func (m *Manager) Groups() []GroupDAO {
+	if m == nil {
+		return nil
+	}
 	out := make([]GroupDAO, 0, len(m.groups))
 	for _, name := range sortedNames(m.groups) {
 		out = append(out, m.groupDAO(m.groups[name]))
@@ -66,6 +75,9 @@ func (m *Manager) Groups() []GroupDAO {
 // Group returns one tracked group; false if no running application is
 // tracked against it.
 func (m *Manager) Group(name string) (GroupDAO, bool) {
+	if m == nil {
+		return GroupDAO{}, false
+	}
 	t := m.groups[name]
 	if t == nil {
 		return GroupDAO{}, false

@@ -17,6 +17,9 @@ import (
 // lifetime. The user does not influence the choice; it is accepted so the
 // call reads like the other checks.
 func (m *Manager) SelectGroup(user string, groups []string, leafPath string) string {
+	if m == nil {
+		return ""
+	}
 	if len(groups) == 0 {
 		return ""
 	}
@@ -48,6 +51,9 @@ func (m *Manager) SelectGroup(user string, groups []string, leafPath string) str
 // group limits on the same queue (design: user limits always win). Types no
 // limit mentions are unlimited. It does not allocate.
 func (m *Manager) Headroom(user, group, queuePath string) resource.Quota {
+	if m == nil {
+		return resource.Quota{}
+	}
 	var h resource.Quota
 	lv := m.known(queuePath)
 	if lv == nil || len(lv.limited) == 0 {
@@ -79,6 +85,9 @@ func (m *Manager) Headroom(user, group, queuePath string) resource.Quota {
 // them, with the same precedence as Headroom. An application that already
 // runs is always allowed. When not allowed, reason names the limit.
 func (m *Manager) CanRunApp(user, group, queuePath, appID string) (ok bool, reason string) {
+	if m == nil {
+		return true, ""
+	}
 	if a := m.apps[appID]; a != nil && a.user == user {
 		return true, ""
 	}

@@ -12,6 +12,9 @@ import (
 // tracker or level left behind, level bookkeeping. It returns the first
 // broken invariant. Tests and the simulator run it.
 func (m *Manager) Verify() error {
+	if m == nil {
+		return nil
+	}
 	for id, a := range m.apps {
 		if a.id != id {
 			return fmt.Errorf("application %s is indexed as %s", a.id, id)

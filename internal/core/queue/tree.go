@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/paddock-sched/paddock/internal/config"
@@ -341,22 +342,16 @@ func (q *Queue) RemoveApp(a *app.App) {
 // first, so a removed parent's emptied ancestors go too. It returns how
 // many queues it removed.
 func (t *Tree) CleanUp() int {
-	var gone []*Queue
+	removed := 0
 	var walk func(q *Queue)
 	walk = func(q *Queue) {
-		for _, n := range q.names {
+		for _, n := range slices.Clone(q.names) {
 			walk(q.children[n])
 		}
-		if q.Parent != nil && (!q.Managed || q.State == Draining) && q.Empty() && q.pendingAsks == 0 {
-			gone = append(gone, q)
-		}
-	}
-	walk(t.Root)
-	removed := 0
-	for _, q := range gone {
-		if t.Remove(q) {
+		if q.Parent != nil && (!q.Managed || q.State == Draining) && t.Remove(q) {
 			removed++
 		}
 	}
+	walk(t.Root)
 	return removed
 }

@@ -53,6 +53,8 @@ import (
 //	expect why APP KEY KIND [OBJECT]  the typed reason an ask is pending
 //	expect short APP KEY RES N      nodes short on resource RES for the ask
 //	expect taskgroup APP TG COUNT REPLACED TIMEDOUT
+//	expect app-queue APP PATH       the leaf queue placement chose
+//	  (app tags: tag.NAME=VALUE)
 
 type scenario struct {
 	t       *testing.T
@@ -137,13 +139,17 @@ func fields(line string) []string {
 			break
 		}
 		if line[0] == '"' {
-			end := strings.Index(line[1:], "\"")
-			if end < 0 {
-				out = append(out, line[1:])
-				break
+			// a quoted word; \" inside it is a quote
+			var b strings.Builder
+			i := 1
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) {
+					i++
+				}
+				b.WriteByte(line[i])
 			}
-			out = append(out, line[1:end+1])
-			line = line[end+2:]
+			out = append(out, b.String())
+			line = line[min(i+1, len(line)):]
 			continue
 		}
 		i := strings.IndexAny(line, " \t")
@@ -182,7 +188,7 @@ func (s *scenario) resources(kv map[string]string) resource.Vector {
 		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout":
 			continue
 		}
-		if strings.HasPrefix(k, "ph.") {
+		if strings.HasPrefix(k, "ph.") || strings.HasPrefix(k, "tag.") {
 			continue
 		}
 		n, err := resource.ParseValue(k, strings.TrimPrefix(v, "-"))
@@ -328,7 +334,12 @@ func (s *scenario) do(line, heredoc string) {
 		if !ok {
 			return
 		}
-		r := partition.AppRequest{ID: pos[0], Queue: kv["queue"], User: kv["user"], Groups: groups, GangStyle: kv["style"]}
+		r := partition.AppRequest{ID: pos[0], Queue: kv["queue"], User: kv["user"], Groups: groups, GangStyle: kv["style"], Tags: map[string]string{}}
+		for k, v := range kv {
+			if name, ok := strings.CutPrefix(k, "tag."); ok {
+				r.Tags[name] = v
+			}
+		}
 		ph := map[string]string{}
 		for k, v := range kv {
 			if name, ok := strings.CutPrefix(k, "ph."); ok {
@@ -552,6 +563,11 @@ func (s *scenario) expect(w []string) {
 		got := fmt.Sprintf("%d %d %d", tg.Count, tg.Replaced, tg.TimedOut)
 		if want := strings.Join(pos[2:], " "); got != want {
 			s.fail("task group %s/%s: count replaced timedout = %s, want %s", pos[0], pos[1], got, want)
+		}
+	case "app-queue":
+		a := s.app(pos[0], kv)
+		if a.QueuePath != pos[1] {
+			s.fail("app %s in queue %s, want %s", pos[0], a.QueuePath, pos[1])
 		}
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])

@@ -1,12 +1,14 @@
 package partition
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -44,10 +46,7 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	if _, dup := p.apps[r.ID]; dup {
 		return fmt.Errorf("application %s: already exists in partition %s", r.ID, p.Name)
 	}
-	if r.User == "" {
-		return fmt.Errorf("application %s: no user", r.ID)
-	}
-	leaf, err := p.place(r)
+	leaf, err := p.place(&r)
 	if err != nil {
 		return fmt.Errorf("application %s: %w", r.ID, err)
 	}
@@ -64,31 +63,108 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	return nil
 }
 
-// place finds the leaf queue of a new application. Until the placement
-// rules are wired in, the provided queue must be an existing leaf the user
-// may submit to; when none is given, root.default is used.
-func (p *Partition) place(r AppRequest) (*queue.Queue, error) {
-	path := strings.ToLower(r.Queue)
-	if path == "" {
-		path = config.RootQueue + ".default"
+// TagForce is the application tag that forces creation of a recovered
+// application (reference §2.19).
+const TagForce = "application.create.force"
+
+// place finds, and if the rules say so creates, the leaf queue of a new
+// application.
+func (p *Partition) place(r *AppRequest) (*queue.Queue, error) {
+	forced := strings.EqualFold(tagValue(r.Tags, TagForce), "true")
+	if forced && r.User == "" {
+		r.User, r.Groups = "nobody", []string{"nogroup"}
 	}
-	if path != config.RootQueue && !strings.HasPrefix(path, config.RootQueue+".") {
-		path = config.RootQueue + "." + path
+	if r.User == "" {
+		return nil, fmt.Errorf("no user")
 	}
-	q, ok := p.tree.Queue(path)
-	if !ok {
-		return nil, fmt.Errorf("queue %s does not exist", path)
+	res, err := p.rules.Place(place.Request{AppID: r.ID, User: r.User, Groups: r.Groups, Tags: r.Tags, Queue: r.Queue, Forced: forced}, p.tree)
+	if err != nil {
+		return nil, err
 	}
-	if !q.Leaf {
-		return nil, fmt.Errorf("queue %s is not a leaf queue", path)
+	if res.Queue == place.RecoveryPath {
+		return p.tree.Recovery(), nil
 	}
-	if q.State == queue.Draining {
-		return nil, fmt.Errorf("queue %s is draining", path)
+	var q *queue.Queue
+	if res.Create {
+		if q, err = p.tree.CreateDynamic(res.Queue); err != nil {
+			return nil, err
+		}
+	} else if q, _ = p.tree.Queue(res.Queue); q == nil || !q.Leaf {
+		return nil, fmt.Errorf("queue %s is not a leaf queue", res.Queue)
 	}
-	if !q.CanSubmit(r.User, r.Groups) {
-		return nil, fmt.Errorf("user %s may not submit to queue %s", r.User, path)
+	if !q.Managed {
+		if err := p.applyQuotaTags(q, r.Tags); err != nil {
+			return nil, err
+		}
 	}
 	return q, nil
+}
+
+// Application tags that set the quota of the dynamic queue an application
+// lands in (reference §2.19; written by the Kubernetes shim from the
+// namespace's annotations). Resources are the JSON form of an SI Resource.
+const (
+	TagQuota      = "namespace.resourcequota"
+	TagGuaranteed = "namespace.resourceguaranteed"
+	TagMaxApps    = "namespace.resourcemaxapps"
+)
+
+// applyQuotaTags applies the quota tags of an application to the dynamic
+// leaf it is placed in. Malformed tags reject the application.
+func (p *Partition) applyQuotaTags(q *queue.Queue, tags map[string]string) error {
+	parse := func(name string) (resource.Quota, bool, error) {
+		v := tagValue(tags, name)
+		if v == "" {
+			return resource.Quota{}, false, nil
+		}
+		var m struct {
+			Resources map[string]struct {
+				Value int64 `json:"value"`
+			} `json:"resources"`
+		}
+		if err := json.Unmarshal([]byte(v), &m); err != nil {
+			return resource.Quota{}, false, fmt.Errorf("tag %s: %v", name, err)
+		}
+		vals := map[string]int64{}
+		for k, x := range m.Resources {
+			vals[k] = x.Value
+		}
+		qt, err := p.reg.QuotaFromMap(vals)
+		if err != nil {
+			return resource.Quota{}, false, fmt.Errorf("tag %s: %v", name, err)
+		}
+		return qt, len(vals) > 0, nil
+	}
+	maxQ, hasMax, err := parse(TagQuota)
+	if err != nil {
+		return err
+	}
+	guar, hasGuar, err := parse(TagGuaranteed)
+	if err != nil {
+		return err
+	}
+	var maxApps uint64
+	if v := tagValue(tags, TagMaxApps); v != "" {
+		if maxApps, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return fmt.Errorf("tag %s: %q is not a count", TagMaxApps, v)
+		}
+	}
+	if hasMax || hasGuar || maxApps > 0 {
+		p.tree.Override(q, maxQ, hasMax, guar, hasGuar, maxApps)
+	}
+	return nil
+}
+
+func tagValue(tags map[string]string, name string) string {
+	if v, ok := tags[name]; ok {
+		return v
+	}
+	for k, v := range tags {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
 }
 
 // AddAsk adds a pending ask to an application. Unknown applications, bad

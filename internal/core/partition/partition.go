@@ -11,6 +11,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -56,6 +57,8 @@ type Partition struct {
 	// (SI Predicates callback); it runs only for nodes that fit.
 	predicate func(x *app.Allocation, nodeID string) bool
 
+	// rules are the compiled placement rules.
+	rules *place.Rules
 	// users tracks user and group usage and enforces their limits.
 	users *usage.Manager
 
@@ -80,12 +83,17 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 	if err != nil {
 		return nil, fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
 	}
+	rules, err := place.Compile(pc.PlacementRules)
+	if err != nil {
+		return nil, fmt.Errorf("partition %s: %w", pc.Name, err)
+	}
 	users := usage.New(reg)
 	if err := users.Configure(&pc.Queues[0]); err != nil {
 		return nil, fmt.Errorf("partition %s: limits: %w", pc.Name, err)
 	}
 	return &Partition{
 		users:       users,
+		rules:       rules,
 		Name:        pc.Name,
 		RMID:        rmID,
 		reg:         reg,
@@ -120,9 +128,14 @@ func (p *Partition) Reconfigure(pc *config.PartitionConfig) error {
 	if err := p.users.CheckConfigure(&pc.Queues[0]); err != nil {
 		return fmt.Errorf("partition %s: limits: %w", pc.Name, err)
 	}
+	rules, err := place.Compile(pc.PlacementRules)
+	if err != nil {
+		return fmt.Errorf("partition %s: %w", pc.Name, err)
+	}
 	if err := p.tree.Reconfigure(pc); err != nil {
 		return err
 	}
+	p.rules = rules
 	_ = p.users.Configure(&pc.Queues[0]) // checked above
 	p.index.Reconfigure(policyOf(pc), w)
 	p.cfg = pc
@@ -216,6 +229,9 @@ func (p *Partition) CheckReconfigure(pc *config.PartitionConfig) error {
 	if err := p.users.CheckConfigure(&pc.Queues[0]); err != nil {
 		return fmt.Errorf("partition %s: limits: %w", pc.Name, err)
 	}
+	if _, err := place.Compile(pc.PlacementRules); err != nil {
+		return fmt.Errorf("partition %s: %w", pc.Name, err)
+	}
 	return p.tree.CheckReconfigure(pc)
 }
 
@@ -250,3 +266,7 @@ func (p *Partition) Shutdown(now time.Time, reason string) {
 func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) bool) {
 	p.predicate = pred
 }
+
+// PlacementRules describes the active placement rules, the implicit
+// recovery rule last.
+func (p *Partition) PlacementRules() []config.PlacementRule { return p.rules.Describe() }

@@ -119,6 +119,7 @@ func (rs *Rules) Describe() []config.PlacementRule {
 
 // Place decides the leaf queue of an application in tree.
 func (rs *Rules) Place(req Request, tree *queue.Tree) (Result, error) {
+	var why []string
 	for _, r := range rs.rules {
 		path, err := r.resolve(req, tree)
 		if err != nil {
@@ -127,9 +128,11 @@ func (rs *Rules) Place(req Request, tree *queue.Tree) (Result, error) {
 		if path == "" {
 			continue
 		}
-		if ok, create := acceptable(path, r.create, req, tree); ok {
+		ok, create, reason := acceptable(path, r.create, req, tree)
+		if ok {
 			return Result{Queue: path, Create: create, Rule: r.name}, nil
 		}
+		why = append(why, r.name+": "+reason)
 	}
 	if req.Forced {
 		_, exists := tree.Queue(RecoveryPath)
@@ -139,28 +142,46 @@ func (rs *Rules) Place(req Request, tree *queue.Tree) (Result, error) {
 	if q, ok := tree.Queue(def); ok && q.Leaf && q.State != queue.Draining && q.CanSubmit(req.User, req.Groups) {
 		return Result{Queue: def, Rule: "default"}, nil
 	}
-	return Result{}, ErrNoMatch
+	if len(why) == 0 {
+		return Result{}, ErrNoMatch
+	}
+	return Result{}, fmt.Errorf("%w (%s)", ErrNoMatch, strings.Join(why, "; "))
 }
 
 // acceptable applies the acceptance rules to a candidate path: an
 // existing leaf that is not draining and that the user may submit to, or a
 // missing queue the rule may create under an existing parent that grants
 // submit access.
-func acceptable(path string, create bool, req Request, tree *queue.Tree) (ok, mustCreate bool) {
+func acceptable(path string, create bool, req Request, tree *queue.Tree) (ok, mustCreate bool, why string) {
 	if path == RecoveryPath || strings.HasPrefix(path, RecoveryPath+".") {
-		return false, false // only the recovery fallback places there
+		return false, false, "the recovery queue is reserved" // only the fallback places there
 	}
 	if q, exists := tree.Queue(path); exists {
-		return q.Leaf && q.State != queue.Draining && q.CanSubmit(req.User, req.Groups), false
+		switch {
+		case !q.Leaf:
+			return false, false, "queue " + path + " is not a leaf queue"
+		case q.State == queue.Draining:
+			return false, false, "queue " + path + " is draining"
+		case !q.CanSubmit(req.User, req.Groups):
+			return false, false, "user " + req.User + " may not submit to queue " + path
+		}
+		return true, false, ""
 	}
 	if !create {
-		return false, false
+		return false, false, "queue " + path + " does not exist and the rule may not create it"
 	}
 	anc := lowestExisting(path, tree)
-	if anc == nil || anc.Leaf || anc.State == queue.Draining {
-		return false, false
+	switch {
+	case anc == nil:
+		return false, false, "no parent for " + path
+	case anc.Leaf:
+		return false, false, "cannot create " + path + " under leaf queue " + anc.Path
+	case anc.State == queue.Draining:
+		return false, false, "cannot create " + path + " under draining queue " + anc.Path
+	case !anc.CanSubmit(req.User, req.Groups):
+		return false, false, "user " + req.User + " may not create queues under " + anc.Path
 	}
-	return anc.CanSubmit(req.User, req.Groups), true
+	return true, true, ""
 }
 
 func lowestExisting(path string, tree *queue.Tree) *queue.Queue {
@@ -223,7 +244,7 @@ func (r *rule) resolve(req Request, tree *queue.Tree) (string, error) {
 
 func validPath(path string) bool {
 	parts := strings.Split(path, ".")
-	if parts[0] != config.RootQueue || len(parts) < 2 {
+	if parts[0] != config.RootQueue {
 		return false
 	}
 	for _, p := range parts[1:] {

@@ -355,3 +355,36 @@ func (t *Tree) CleanUp() int {
 	walk(t.Root)
 	return removed
 }
+
+// Recovery returns the recovery queue root.@recovery@, creating it when
+// needed: a dynamic fifo leaf without quota or template whose ACL denies
+// everyone (reference §1.3); only forced applications are placed there.
+func (t *Tree) Recovery() *Queue {
+	path := config.RootQueue + "." + config.RecoveryQueue
+	if q, ok := t.byPath[path]; ok {
+		return q
+	}
+	q := newQueue(config.RecoveryQueue, t.Root, true)
+	q.applyProps(config.DefaultProperties())
+	q.fairMax = t.Root.fairMax
+	t.byPath[path] = q
+	return q
+}
+
+// Override sets the max, guaranteed and maxapplications of a dynamic queue
+// from application tags (only the given ones) and re-orders the tree.
+func (t *Tree) Override(q *Queue, maxQ resource.Quota, setMax bool, guar resource.Quota, setGuar bool, maxApps uint64) {
+	if q.Managed {
+		return
+	}
+	if setMax {
+		q.Max = maxQ
+	}
+	if setGuar {
+		q.Guaranteed = guar
+	}
+	if maxApps > 0 {
+		q.MaxApps = maxApps
+	}
+	t.refresh()
+}

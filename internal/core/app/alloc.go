@@ -30,6 +30,10 @@ type Allocation struct {
 	// PreemptSelf and PreemptOther are the ask's preemption policy.
 	PreemptSelf, PreemptOther bool
 	Tags                      map[string]string
+	// Forced marks an allocation the RM placed itself (recovery, RM-side
+	// binding) or resized in place: it is accounted at any cost, so it may
+	// push its node or queues over their limits.
+	Forced bool
 	// Origin is an opaque handle the edge that created the allocation may
 	// keep (the RM's original message); the core never looks at it.
 	Origin any

@@ -97,6 +97,17 @@ func (n *Node) Holds(x *app.Allocation) bool {
 	return x.NodeSlot >= 0 && x.NodeSlot < len(n.allocs) && n.allocs[x.NodeSlot] == x
 }
 
+// Forced reports whether any allocation on the node was placed or resized
+// by the RM at any cost (so the node may legitimately be over capacity).
+func (n *Node) Forced() bool {
+	for _, x := range n.allocs {
+		if x.Forced {
+			return true
+		}
+	}
+	return false
+}
+
 // AllocCount returns the number of allocations on the node.
 func (n *Node) AllocCount() int { return len(n.allocs) }
 

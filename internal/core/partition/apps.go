@@ -224,6 +224,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 	} else {
 		leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 		p.trackResize(a, delta)
+		x.Forced = true
 		if n, ok := p.nodes[node]; ok {
 			n.Resize(delta)
 			p.index.Update(n)
@@ -261,6 +262,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if x.Allocated.IsZero() {
 		x.Allocated = now
 	}
+	x.Forced = true
 	if err := a.AddAllocation(x); err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func (p *Partition) Verify() error {
 		if nodeAlloc[id] != n.Allocated {
 			bad("node %s: allocated %v, allocations sum to %v", id, n.Allocated, nodeAlloc[id])
 		}
-		if n.Available().HasNegative() {
+		if n.Available().HasNegative() && !n.Forced() {
 			bad("node %s: over capacity: capacity %v allocated %v occupied %v", id, n.Capacity, n.Allocated, n.Occupied)
 		}
 	}

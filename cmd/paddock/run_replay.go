@@ -1,0 +1,140 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/replay"
+)
+
+func init() {
+	register(command{
+		name:    "replay",
+		summary: "replay a Google Borg trace through the scheduler (default: the bundled 2011 excerpt)",
+		run:     runReplay,
+	})
+}
+
+// defaultTrace is the bundled excerpt, relative to the repository root.
+const defaultTrace = "traces/google-2011-excerpt"
+
+// traceTime parses a trace time: seconds ("600") or a duration ("10m").
+func traceTime(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 0 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad trace time %q: want seconds or a duration like 30m", s)
+	}
+	return d, nil
+}
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	trace := fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)")
+	cfgFile := fs.String("config", "", "queues.yaml to schedule with (default: one queue per priority tier)")
+	start := fs.String("start", "", "skip trace events before this trace time (seconds or duration)")
+	end := fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)")
+	interval := fs.Duration("interval", time.Second, "trace time between scheduling cycles")
+	html := fs.String("html", "out/replay.html", "write the HTML report here (\"\" for none)")
+	logFile := fs.String("log", "", "write the decision log here")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	overcommit := fs.Float64("cpu-overcommit", replay.DefaultCPUOvercommit, "multiply node CPU capacity (Borg overcommits CPU; 1 = none)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintln(stderr, "usage: paddock replay [flags]")
+		return exitUsage
+	}
+	opts := replay.Options{Trace: *trace, Interval: *interval, CPUOvercommit: *overcommit}
+	var err error
+	if opts.Start, err = traceTime(*start); err != nil {
+		fmt.Fprintln(stderr, "paddock replay:", err)
+		return exitUsage
+	}
+	if opts.End, err = traceTime(*end); err != nil {
+		fmt.Fprintln(stderr, "paddock replay:", err)
+		return exitUsage
+	}
+	if st, err := os.Stat(*trace); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "paddock replay: trace directory %s not found (run from the repository root, or pass -trace DIR)\n", *trace)
+		return exitIOError
+	}
+	if *cfgFile != "" {
+		b, err := os.ReadFile(*cfgFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "paddock replay:", err)
+			return exitIOError
+		}
+		opts.Config = string(b)
+	}
+	if *logFile != "" {
+		f, err := os.Create(*logFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "paddock replay:", err)
+			return exitIOError
+		}
+		defer f.Close()
+		opts.Log = f
+	}
+	if !*quiet && isTerminal(stderr) {
+		opts.Progress = progressBar(stderr)
+	}
+	sum, err := replay.Run(opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "paddock replay:", err)
+		if strings.Contains(err.Error(), "register") {
+			return exitUsage
+		}
+		return exitIOError
+	}
+	fmt.Fprint(stdout, sum)
+	if *html != "" {
+		if err := os.MkdirAll(filepath.Dir(*html), 0o755); err != nil {
+			fmt.Fprintln(stderr, "paddock replay:", err)
+			return exitIOError
+		}
+		if err := os.WriteFile(*html, replay.HTML(sum), 0o644); err != nil {
+			fmt.Fprintln(stderr, "paddock replay:", err)
+			return exitIOError
+		}
+		fmt.Fprintf(stdout, "report         %s\n", *html)
+	}
+	return exitOK
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func progressBar(w io.Writer) func(now, end time.Duration) {
+	return func(now, end time.Duration) {
+		if end <= 0 {
+			fmt.Fprintf(w, "\r\033[Kreplaying: trace time %s", now.Round(time.Second))
+			return
+		}
+		frac := min(1, float64(now)/float64(end))
+		n := int(frac * 40)
+		fmt.Fprintf(w, "\r\033[K[%s%s] %3.0f%% trace time %s", strings.Repeat("#", n), strings.Repeat(".", 40-n), 100*frac, now.Round(time.Second))
+	}
+}

@@ -1,0 +1,98 @@
+package replay
+
+import (
+	"github.com/paddock-sched/paddock/si"
+)
+
+// callback is the replay RM's side of the SI: it records what the
+// scheduler decided.
+type callback struct {
+	s *sim
+}
+
+func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
+	s := c.s
+	for _, a := range r.New {
+		t := s.byKey[a.AllocationKey]
+		if t == nil {
+			continue
+		}
+		if t.allocAt >= 0 {
+			continue // confirmation of a recovered allocation
+		}
+		t.allocAt = s.now
+		t.node = a.NodeID
+		s.stats.pendingNow--
+		s.stats.running++
+		s.stats.Scheduled++
+		s.stats.delay(t.tier, s.now-t.submit)
+		s.decision("alloc", t.key, t.node)
+		if t.ended {
+			if t.duration < 0 {
+				t.duration = 0 // never ran in the trace: ends at once
+			}
+			s.scheduleRelease(t)
+		}
+	}
+	for _, rel := range r.Released {
+		t := s.byKey[rel.AllocationKey]
+		if t == nil || t.allocAt < 0 {
+			continue
+		}
+		// the scheduler took it away (its node went): the trace resubmits
+		// what it wants to run again
+		t.allocAt = -1
+		t.sent = false
+		delete(s.byKey, t.key)
+		s.stats.running--
+		s.stats.Lost++
+		s.decision("lost", t.key, t.node)
+	}
+	for _, rej := range r.RejectedAllocations {
+		s.stats.RejectedAsks++
+		if t := s.byKey[rej.AllocationKey]; t != nil {
+			if t.allocAt >= 0 {
+				s.stats.running--
+				s.stats.Recovered--
+				s.stats.RejectedRecoveries++
+			} else if t.sent {
+				s.stats.pendingNow--
+			}
+			t.sent, t.allocAt = false, -1
+			delete(s.byKey, t.key)
+		}
+		s.stats.reject(rej.Reason)
+	}
+	return nil
+}
+
+func (c *callback) UpdateApplication(r *si.ApplicationResponse) error {
+	for _, u := range r.Updated {
+		switch u.State {
+		case "Completed", "Failed", "Expired":
+			// the job's next task creates the application again
+			if job, ok := c.s.appJob[u.ApplicationID]; ok {
+				delete(c.s.apps, job)
+				delete(c.s.appJob, u.ApplicationID)
+			}
+		}
+	}
+	for _, rej := range r.Rejected {
+		c.s.stats.RejectedApps++
+		c.s.stats.reject(rej.Reason)
+	}
+	return nil
+}
+
+func (c *callback) UpdateNode(r *si.NodeResponse) error {
+	c.s.stats.Nodes += len(r.Accepted)
+	c.s.stats.RejectedNodes += len(r.Rejected)
+	return nil
+}
+
+func (c *callback) Predicates(*si.PredicatesArgs) error { return nil }
+func (c *callback) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+	return &si.PreemptionPredicatesResponse{Success: true}
+}
+func (c *callback) SendEvent([]*si.EventRecord)                                              {}
+func (c *callback) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}

@@ -1,0 +1,223 @@
+package replay
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/sim/borg"
+	"github.com/paddock-sched/paddock/si"
+)
+
+// handle applies one trace event at trace time now.
+func (s *sim) handle(ev borg.Event, now time.Duration) {
+	switch ev.Kind {
+	case borg.KindMachine:
+		s.machine(ev.Machine)
+	case borg.KindTask:
+		s.task(ev.Task, now)
+	}
+	// job events carry nothing the replay needs: applications are created
+	// with their first task (2011 jobs have no priority of their own) and
+	// complete by themselves when their last task is gone
+}
+
+func nodeID(machine int64) string { return strconv.FormatInt(machine, 10) }
+
+func (s *sim) resources(cpu, mem float64) *si.Resource {
+	c := int64(math.Round(cpu * s.opts.CPUScale))
+	m := int64(math.Round(mem * s.opts.MemScale))
+	return &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: c}, "memory": {Value: m}}}
+}
+
+func (s *sim) machine(m borg.MachineEvent) {
+	id := nodeID(m.MachineID)
+	switch m.Type {
+	case borg.MachineAdd:
+		if s.nodes[m.MachineID] {
+			return
+		}
+		if m.Absent.Has(borg.FieldCPU) || m.CPU <= 0 || m.Memory <= 0 {
+			s.stats.SkippedMachines++
+			return
+		}
+		s.nodes[m.MachineID] = true
+		s.queued.nodes = append(s.queued.nodes, &si.NodeInfo{NodeID: id, Action: si.NodeInfo_CREATE,
+			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory), Attributes: map[string]string{"si/hostname": id}})
+	case borg.MachineRemove:
+		if !s.nodes[m.MachineID] {
+			return
+		}
+		delete(s.nodes, m.MachineID)
+		s.queued.nodes = append(s.queued.nodes, &si.NodeInfo{NodeID: id, Action: si.NodeInfo_DECOMISSION})
+	case borg.MachineUpdate:
+		if !s.nodes[m.MachineID] || m.Absent.Has(borg.FieldCPU) || m.CPU <= 0 {
+			return
+		}
+		s.queued.nodes = append(s.queued.nodes, &si.NodeInfo{NodeID: id, Action: si.NodeInfo_UPDATE,
+			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory)})
+	}
+}
+
+// app returns the application of a job, creating it with the tier of the
+// task that first needs it.
+func (s *sim) app(job int64, user string, tier int) string {
+	if id, ok := s.apps[job]; ok {
+		return id
+	}
+	id := "job-" + strconv.FormatInt(job, 10)
+	s.apps[job] = id
+	s.appJob[id] = job
+	if user == "" {
+		user = "unknown"
+	}
+	s.queued.apps = append(s.queued.apps, &si.AddApplicationRequest{
+		ApplicationID: id, QueueName: "root." + tiers[tier].queue,
+		Ugi: &si.UserGroupInformation{User: sanitizeUser(user)},
+	})
+	s.stats.Jobs++
+	return id
+}
+
+// sanitizeUser makes a hashed trace user name a valid user name: the 2011
+// hashes may contain '+', '/' and '='.
+func sanitizeUser(u string) string {
+	b := []byte(u)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' || b[0] == '-' {
+		return "u" + string(b)
+	}
+	return string(b)
+}
+
+func (s *sim) task(e borg.TaskEvent, now time.Duration) {
+	id := taskID{e.JobID, e.TaskIndex}
+	t := s.tasks[id]
+	switch {
+	case e.Type == borg.EventSubmit:
+		if t != nil && (t.sent || t.allocAt >= 0) {
+			return // already pending or running with us
+		}
+		if t == nil {
+			t = &task{}
+			s.tasks[id] = t
+		}
+		t.gen++
+		t.tier = tierOf(s.traceVersion2019(), e.Priority)
+		t.app = s.app(e.JobID, e.User, t.tier)
+		t.key = fmt.Sprintf("%d-%d-%d", e.JobID, e.TaskIndex, t.gen)
+		t.submit, t.traceRun, t.duration, t.ended, t.allocAt, t.node = now, -1, -1, false, -1, ""
+		t.cpu, t.mem, t.prio = e.CPURequest, e.MemRequest, e.Priority
+		t.recover = ""
+		s.byKey[t.key] = t
+		if now == 0 {
+			s.initial = append(s.initial, t) // sent once the initial state is known
+			return
+		}
+		s.send(t)
+	case t == nil:
+		return // the task was submitted before the window we read
+	case e.Type == borg.EventSchedule:
+		if now == 0 {
+			if e.MachineID != borg.NoMachine {
+				t.recover = nodeID(e.MachineID)
+			}
+			t.traceRun = 0
+			return
+		}
+		t.traceRun = now
+		if t.submit > 0 {
+			s.stats.traceDelay(t.tier, now-t.submit)
+		}
+	case e.Type.Ends():
+		if t.ended {
+			return
+		}
+		t.ended = true
+		if t.traceRun >= 0 {
+			t.duration = now - t.traceRun
+		}
+		switch {
+		case t.allocAt >= 0 && t.duration >= 0:
+			s.scheduleRelease(t)
+		case t.allocAt >= 0:
+			// it never ran in the trace but runs with us: it ends now
+			t.duration = now - t.allocAt
+			s.scheduleRelease(t)
+		case t.sent && t.duration < 0:
+			// cancelled while pending in the trace: withdraw the ask
+			s.withdraw(t)
+		}
+	}
+}
+
+// send queues the ask of a task.
+func (s *sim) send(t *task) {
+	t.sent = true
+	s.queued.asks = append(s.queued.asks, &si.Allocation{
+		AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio,
+		ResourcePerAlloc: s.askResources(t),
+	})
+	s.stats.Submitted++
+	s.stats.pendingNow++
+}
+
+// askResources turns a task's request into resources; an empty request
+// becomes the smallest positive one (the scheduler refuses empty asks).
+func (s *sim) askResources(t *task) *si.Resource {
+	r := s.resources(t.cpu, t.mem)
+	if r.Resources["vcore"].Value <= 0 {
+		r.Resources["vcore"].Value = 1
+		s.stats.ZeroRequests++
+	}
+	if r.Resources["memory"].Value <= 0 {
+		r.Resources["memory"].Value = 1 << 20
+	}
+	return r
+}
+
+func (s *sim) withdraw(t *task) {
+	s.queued.release = append(s.queued.release, &si.AllocationRelease{
+		ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
+	})
+	t.sent = false
+	delete(s.byKey, t.key)
+	s.stats.Withdrawn++
+	s.stats.pendingNow--
+}
+
+// emitInitial sends the trace's initial state: tasks running at the start
+// of the trace are recovered as allocations on their machines, the others
+// become asks.
+func (s *sim) emitInitial() {
+	for _, t := range s.initial {
+		if t.gen == 0 || t.sent || t.allocAt >= 0 {
+			continue
+		}
+		if t.recover == "" || t.ended && t.duration < 0 {
+			if !t.ended {
+				s.send(t)
+			}
+			continue
+		}
+		t.allocAt = 0
+		t.node = t.recover
+		s.queued.asks = append(s.queued.asks, &si.Allocation{
+			AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio, NodeID: t.recover,
+			ResourcePerAlloc: s.askResources(t),
+		})
+		s.stats.Recovered++
+		s.stats.running++
+		if t.ended {
+			s.scheduleRelease(t)
+		}
+	}
+	s.initial = nil
+}

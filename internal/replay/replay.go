@@ -1,0 +1,334 @@
+// Package replay replays a Google Borg cluster trace through the real
+// scheduler on virtual time. It is a resource manager like any other: it
+// drives the engine only through the in-process SI API (a goroutine-free
+// rmproxy service it cycles itself), holds no scheduling logic, and
+// records what the scheduler decided for the report.
+package replay
+
+import (
+	"container/heap"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
+	"github.com/paddock-sched/paddock/internal/sim/borg"
+	"github.com/paddock-sched/paddock/si"
+)
+
+// Options configure a replay.
+type Options struct {
+	// Trace is the trace directory (2011 CSV or 2019 JSON export).
+	Trace string
+	// Config is the queues.yaml text; "" uses DefaultConfig.
+	Config string
+	// Start and End bound the replayed trace time (End 0: everything).
+	Start, End time.Duration
+	// Interval is the trace time between scheduling cycles (default 1 s).
+	Interval time.Duration
+	// CPUScale and MemScale turn the trace's normalised capacities and
+	// requests into integer resources: millicores and bytes for 1.0.
+	CPUScale, MemScale float64
+	// CPUOvercommit multiplies the CPU capacity of every node. Borg
+	// overcommits CPU: the tasks running at the start of the 2011 trace
+	// request about 103% of the cell's CPU, so without overcommit no new
+	// task could ever start. Default 1.5; 1 disables it.
+	CPUOvercommit float64
+	// Sample is the trace time between samples of the time series
+	// (default 1 minute).
+	Sample time.Duration
+	// Progress, when set, is called every few thousand events with the
+	// trace time reached.
+	Progress func(now, end time.Duration)
+	// Log, when set, receives the decision log (one line per decision).
+	Log io.Writer
+	// Verify checks the engine's invariants after every cycle (slow; for
+	// tests). The first violation ends the replay with an error.
+	Verify bool
+}
+
+// Defaults: 1.0 normalised CPU is a 64-core machine, 1.0 memory 256 GiB.
+const (
+	DefaultCPUOvercommit = 1.5
+	DefaultCPUScale      = 64000
+	DefaultMemScale      = 256 << 30
+)
+
+// epoch is the virtual time of trace time 0: the 2011 trace window starts
+// at t = 600 s, 2011-05-01 23:00 UTC.
+var epoch = time.Date(2011, 5, 1, 22, 50, 0, 0, time.UTC)
+
+const rmID = "borg-replay"
+
+// task is the replay's state of one trace task.
+type task struct {
+	key      string
+	app      string
+	tier     int
+	submit   time.Duration // trace time of the current submission
+	traceRun time.Duration // trace SCHEDULE time of the current run, -1 none
+	duration time.Duration // how long the trace ran it, -1 unknown yet
+	ended    bool          // the trace ended this run
+	sent     bool          // the ask went to the scheduler
+	allocAt  time.Duration // when our scheduler placed it, -1 not yet
+	node     string
+	gen      int // submission count, part of the ask key
+	cpu, mem float64
+	prio     int32
+	recover  string // machine of a task running at trace start
+}
+
+// release is a scheduled end of a running task.
+type release struct {
+	at  time.Duration
+	seq uint64
+	t   *task
+	gen int
+}
+
+type releaseHeap []release
+
+func (h releaseHeap) Len() int { return len(h) }
+func (h releaseHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h releaseHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *releaseHeap) Push(x any)   { *h = append(*h, x.(release)) }
+func (h *releaseHeap) Pop() any     { o := *h; x := o[len(o)-1]; *h = o[:len(o)-1]; return x }
+func (h releaseHeap) peek() release { return h[0] }
+
+// sim is one replay run.
+type sim struct {
+	opts      Options
+	clk       *clock.Virtual
+	svc       *rmproxy.Service
+	now       time.Duration
+	tasks     map[taskID]*task
+	byKey     map[string]*task
+	apps      map[int64]string // job ID -> application ID
+	appJob    map[string]int64
+	rel       releaseHeap
+	relSeq    uint64
+	log       hash.Hash
+	logOut    io.Writer
+	stats     *Summary
+	nodes     map[int64]bool
+	queued    queuedReqs
+	cb        *callback
+	initial   []*task // tasks submitted at trace time 0
+	verifyErr error
+	v2019     bool
+}
+
+type taskID struct{ job, index int64 }
+
+type queuedReqs struct {
+	nodes   []*si.NodeInfo
+	apps    []*si.AddApplicationRequest
+	asks    []*si.Allocation
+	release []*si.AllocationRelease
+}
+
+// Run replays the trace and returns what it measured.
+func Run(opts Options) (*Summary, error) {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.CPUScale <= 0 {
+		opts.CPUScale = DefaultCPUScale
+	}
+	if opts.MemScale <= 0 {
+		opts.MemScale = DefaultMemScale
+	}
+	if opts.CPUOvercommit <= 0 {
+		opts.CPUOvercommit = DefaultCPUOvercommit
+	}
+	if opts.Sample <= 0 {
+		opts.Sample = time.Minute
+	}
+	if opts.Config == "" {
+		opts.Config = DefaultConfig
+	}
+	tr, err := borg.Open(opts.Trace)
+	if err != nil {
+		return nil, err
+	}
+	w := borg.Window{Start: 0, End: opts.End.Microseconds()}
+	st, err := tr.Stream(w)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+
+	s := &sim{
+		opts:   opts,
+		clk:    clock.NewVirtual(epoch),
+		tasks:  map[taskID]*task{},
+		byKey:  map[string]*task{},
+		apps:   map[int64]string{},
+		appJob: map[string]int64{},
+		log:    sha256.New(),
+		nodes:  map[int64]bool{},
+		stats:  newSummary(opts),
+		v2019:  tr.Format() == borg.Format2019,
+	}
+	s.logOut = opts.Log
+	s.svc = rmproxy.NewManual(s.clk)
+	defer s.svc.Stop()
+	s.cb = &callback{s: s}
+	if _, err := s.svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: rmID, Config: opts.Config}, s.cb); err != nil {
+		return nil, fmt.Errorf("replay: register: %w", err)
+	}
+	wall := time.Now()
+	if err := s.loop(st); err != nil {
+		return nil, err
+	}
+	if s.verifyErr != nil {
+		return nil, fmt.Errorf("replay: scheduler invariants broken: %w", s.verifyErr)
+	}
+	s.stats.finish(s, time.Since(wall), st.Stats())
+	return s.stats, nil
+}
+
+// loop processes the events interval by interval: every event and task
+// end within an interval is queued, then the scheduler cycles once at the
+// interval's end.
+func (s *sim) loop(st *borg.Stream) error {
+	next := time.Duration(-1) // end of the interval being filled
+	nextSample := time.Duration(0)
+	var events int
+	flush := func(at time.Duration) {
+		s.advance(at)
+		if s.initial != nil {
+			s.emitInitial()
+		}
+		s.cycle()
+		for nextSample <= at {
+			s.stats.sample(s, nextSample)
+			nextSample += s.opts.Sample
+		}
+	}
+	for {
+		ev, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		t := time.Duration(ev.Time) * time.Microsecond
+		if t < s.opts.Start && t > 0 {
+			continue
+		}
+		if next < 0 {
+			next = t
+		}
+		for t > next {
+			// the interval is complete: its releases, then a cycle
+			s.releasesUntil(next)
+			flush(next)
+			next += s.opts.Interval
+			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
+				next = t // nothing to do in between: jump
+			}
+		}
+		s.handle(ev, t)
+		events++
+		if s.opts.Progress != nil && events%5000 == 0 {
+			s.opts.Progress(t, s.opts.End)
+		}
+	}
+	// drain: the trace ended; keep cycling until the remaining releases
+	// within the window are done
+	end := next
+	if s.opts.End > 0 {
+		end = max(end, s.opts.End)
+	}
+	for at := next; at <= end; at += s.opts.Interval {
+		s.releasesUntil(at)
+		flush(at)
+	}
+	s.now = end
+	return nil
+}
+
+func (s *sim) advance(at time.Duration) {
+	if at > s.now {
+		s.now = at
+	}
+	s.clk.Set(epoch.Add(s.now))
+}
+
+// cycle sends what is queued and lets the scheduler run once.
+func (s *sim) cycle() {
+	q := &s.queued
+	if len(q.nodes) > 0 {
+		s.svc.UpdateNode(&si.NodeRequest{RmID: rmID, Nodes: q.nodes})
+	}
+	if len(q.apps) > 0 {
+		s.svc.UpdateApplication(&si.ApplicationRequest{RmID: rmID, New: q.apps})
+	}
+	if len(q.asks) > 0 || len(q.release) > 0 {
+		req := &si.AllocationRequest{RmID: rmID, Allocations: q.asks}
+		if len(q.release) > 0 {
+			req.Releases = &si.AllocationReleasesRequest{AllocationsToRelease: q.release}
+		}
+		s.svc.UpdateAllocation(req)
+	}
+	*q = queuedReqs{}
+	s.svc.Cycle()
+	if s.opts.Verify && s.verifyErr == nil {
+		s.svc.Inspect(func(e *engine.Engine) { s.verifyErr = e.Verify() })
+	}
+}
+
+// decision writes one line of the decision log.
+func (s *sim) decision(kind, key, node string) { s.decisionAt(s.now, kind, key, node) }
+
+func (s *sim) decisionAt(at time.Duration, kind, key, node string) {
+	line := strconv.FormatInt(at.Microseconds(), 10) + " " + kind + " " + key + " " + node + "\n"
+	s.log.Write([]byte(line))
+	if s.logOut != nil {
+		io.WriteString(s.logOut, line)
+	}
+}
+
+// releasesUntil queues the release of every task whose run ends by at.
+func (s *sim) releasesUntil(at time.Duration) {
+	for len(s.rel) > 0 && s.rel.peek().at <= at {
+		r := heap.Pop(&s.rel).(release)
+		t := r.t
+		if t.gen != r.gen || t.allocAt < 0 {
+			continue
+		}
+		s.queued.release = append(s.queued.release, &si.AllocationRelease{
+			ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
+		})
+		s.decisionAt(r.at, "release", t.key, t.node)
+		delete(s.byKey, t.key)
+		t.allocAt = -1
+		t.sent = false
+		s.stats.running--
+	}
+}
+
+// scheduleRelease plans the end of a running task: it ends after running
+// as long as it ran in the trace.
+func (s *sim) scheduleRelease(t *task) {
+	if t.allocAt < 0 || t.duration < 0 {
+		return
+	}
+	s.relSeq++
+	heap.Push(&s.rel, release{at: t.allocAt + t.duration, seq: s.relSeq, t: t, gen: t.gen})
+}
+
+func (s *sim) traceVersion2019() bool { return s.v2019 }

@@ -1,0 +1,129 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"slices"
+	"time"
+)
+
+func renderHTML(s *Summary) []byte {
+	var b bytes.Buffer
+	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"><title>Paddock trace replay</title>")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg{background:#fff;border:1px solid #ddd;margin:0.5em 0}</style></head><body>")
+	b.WriteString("<h1>Paddock trace replay</h1>")
+	fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(s.String()))
+	b.WriteString("<h2>Allocated share of the cluster</h2>")
+	b.WriteString(lineChart(s.Series, []series{
+		{"CPU", "#1f77b4", func(x Sample) float64 { return x.CPU }},
+		{"memory", "#ff7f0e", func(x Sample) float64 { return x.Mem }},
+	}, 1))
+	b.WriteString("<h2>Pending asks</h2>")
+	maxPending := 1.0
+	for _, x := range s.Series {
+		maxPending = max(maxPending, float64(x.Pending))
+	}
+	b.WriteString(lineChart(s.Series, []series{{"pending", "#d62728", func(x Sample) float64 { return float64(x.Pending) }}}, maxPending))
+	b.WriteString("<h2>CPU share per queue</h2>")
+	colors := []string{"#9467bd", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f"}
+	var qs []series
+	for i, t := range tiers {
+		name := t.queue
+		qs = append(qs, series{name, colors[i%len(colors)], func(x Sample) float64 { return x.Queues[name] }})
+	}
+	b.WriteString(lineChart(s.Series, qs, 1))
+	b.WriteString("<h2>Scheduling delay CDF per tier (solid: Paddock, dashed: the trace)</h2>")
+	b.WriteString(cdfChart(s))
+	b.WriteString("<p>Trace data: Google cluster-usage trace clusterdata-2011-2 (J. Wilkes, C. Reiss), Google Inc., CC-BY 4.0.</p>")
+	b.WriteString("</body></html>\n")
+	return b.Bytes()
+}
+
+type series struct {
+	name  string
+	color string
+	value func(Sample) float64
+}
+
+const chartW, chartH, pad = 900.0, 260.0, 40.0
+
+func lineChart(pts []Sample, ss []series, ymax float64) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
+	if len(pts) < 2 {
+		b.WriteString(`<text x="20" y="40">not enough samples</text></svg>`)
+		return b.String()
+	}
+	t0, t1 := pts[0].At, pts[len(pts)-1].At
+	x := func(t time.Duration) float64 {
+		return pad + (chartW-2*pad)*float64(t-t0)/float64(max(1, t1-t0))
+	}
+	y := func(v float64) float64 { return chartH - pad - (chartH-2*pad)*v/ymax }
+	axes(&b, fmt.Sprintf("%s .. %s trace time", fmtD(t0), fmtD(t1)), ymax)
+	for i, sr := range ss {
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="`, sr.color)
+		for _, p := range pts {
+			fmt.Fprintf(&b, "%.1f,%.1f ", x(p.At), y(sr.value(p)))
+		}
+		b.WriteString(`"/>`)
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="%s" font-size="12">%s</text>`, chartW-pad-150, pad+14*float64(i), sr.color, html.EscapeString(sr.name))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+func axes(b *bytes.Buffer, xlabel string, ymax float64) {
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`, pad, chartH-pad, chartW-pad, chartH-pad)
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#333"/>`, pad, pad, pad, chartH-pad)
+	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" font-size="12">%s</text>`, pad, chartH-10, html.EscapeString(xlabel))
+	fmt.Fprintf(b, `<text x="2" y="%.0f" font-size="12">%g</text>`, pad, ymax)
+	fmt.Fprintf(b, `<text x="2" y="%.0f" font-size="12">0</text>`, chartH-pad)
+}
+
+// cdfChart plots, per tier, the share of tasks scheduled within a delay, on
+// a log time axis from 1 ms to the longest delay.
+func cdfChart(s *Summary) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
+	longest := time.Second
+	for _, ds := range append(slices.Clone(s.Delays), s.TraceDelays...) {
+		for _, d := range ds {
+			longest = max(longest, d)
+		}
+	}
+	lo, hi := logf(float64(time.Millisecond)), logf(float64(longest))
+	x := func(d time.Duration) float64 {
+		v := logf(float64(max(d, time.Millisecond)))
+		return pad + (chartW-2*pad)*(v-lo)/(hi-lo)
+	}
+	y := func(f float64) float64 { return chartH - pad - (chartH-2*pad)*f }
+	axes(&b, "delay (log scale) from 1ms to "+fmtD(longest), 1)
+	colors := []string{"#9467bd", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f"}
+	for i, t := range tiers {
+		for dash, ds := range [][]time.Duration{s.Delays[i], s.TraceDelays[i]} {
+			if len(ds) == 0 {
+				continue
+			}
+			c := slices.Clone(ds)
+			slices.Sort(c)
+			style := ""
+			if dash == 1 {
+				style = ` stroke-dasharray="5,3"`
+			}
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s"%s stroke-width="1.5" points="`, colors[i], style)
+			step := max(1, len(c)/300)
+			for j := 0; j < len(c); j += step {
+				fmt.Fprintf(&b, "%.1f,%.1f ", x(c[j]), y(float64(j+1)/float64(len(c))))
+			}
+			fmt.Fprintf(&b, "%.1f,%.1f", x(c[len(c)-1]), y(1))
+			b.WriteString(`"/>`)
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="%s" font-size="12">%s</text>`, chartW-pad-150, pad+14*float64(i), colors[i], t.name)
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+func logf(v float64) float64 { return math.Log10(v) }

@@ -1,0 +1,229 @@
+package replay
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/resource"
+	"github.com/paddock-sched/paddock/internal/sim/borg"
+)
+
+// Sample is one point of the replay's time series.
+type Sample struct {
+	At       time.Duration // trace time
+	CPU, Mem float64       // allocated share of the cluster
+	Pending  int           // asks waiting at the scheduler
+	Running  int
+	Queues   map[string]float64 // CPU share of the cluster per queue
+}
+
+// Summary is what a replay measured.
+type Summary struct {
+	Trace      string
+	Start, End time.Duration // trace time replayed
+	Wall       time.Duration
+
+	Nodes, RejectedNodes, SkippedMachines int
+	Jobs                                  int
+	Submitted, Scheduled, Recovered       int
+	Withdrawn, Lost, ZeroRequests         int
+	RejectedAsks, RejectedApps            int
+	RejectedRecoveries                    int
+	// Rejections counts rejection reasons by kind, with one example each.
+	Rejections                 map[string]Rejection
+	PendingAtEnd, RunningAtEnd int
+	Malformed                  int64
+
+	// Delays per tier (index into Tiers) and overall, ours and the trace's.
+	Delays, TraceDelays [][]time.Duration
+	Series              []Sample
+	LogHash             string
+
+	pendingNow, running int
+	hashSum             []byte
+}
+
+// Tiers names the priority tiers the delay slices are indexed by.
+func Tiers() []string {
+	out := make([]string, len(tiers))
+	for i, t := range tiers {
+		out[i] = t.name
+	}
+	return out
+}
+
+func newSummary(o Options) *Summary {
+	return &Summary{
+		Trace:       o.Trace,
+		Start:       o.Start,
+		Delays:      make([][]time.Duration, len(tiers)),
+		TraceDelays: make([][]time.Duration, len(tiers)),
+	}
+}
+
+func (s *Summary) delay(tier int, d time.Duration) { s.Delays[tier] = append(s.Delays[tier], d) }
+func (s *Summary) traceDelay(tier int, d time.Duration) {
+	s.TraceDelays[tier] = append(s.TraceDelays[tier], d)
+}
+
+// sample reads the scheduler's state at trace time at.
+func (s *Summary) sample(sm *sim, at time.Duration) {
+	smp := Sample{At: at, Pending: s.pendingNow, Running: s.running, Queues: map[string]float64{}}
+	sm.svc.Inspect(func(e *engine.Engine) {
+		p, err := e.Partition(rmID, "")
+		if err != nil {
+			return
+		}
+		cluster := p.Cluster()
+		root := p.Tree().Root
+		share := func(v resource.Vector, i resource.Index) float64 {
+			if cluster[i] <= 0 {
+				return 0
+			}
+			return float64(v[i]) / float64(cluster[i])
+		}
+		smp.CPU = share(root.Allocated, resource.VCoreIndex)
+		smp.Mem = share(root.Allocated, resource.MemoryIndex)
+		for _, q := range root.Children() {
+			smp.Queues[q.Name] = share(q.Allocated, resource.VCoreIndex)
+		}
+	})
+	s.Series = append(s.Series, smp)
+}
+
+func (s *Summary) finish(sm *sim, wall time.Duration, st borg.Stats) {
+	s.Wall = wall
+	s.End = sm.now
+	s.PendingAtEnd = s.pendingNow
+	s.RunningAtEnd = s.running
+	s.Malformed = st.Malformed()
+	s.hashSum = sm.log.Sum(nil)
+	s.LogHash = hex.EncodeToString(s.hashSum)
+}
+
+// Percentile returns the p-th percentile (0-100) of ds, 0 for none.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	c := slices.Clone(ds)
+	slices.Sort(c)
+	i := int(p / 100 * float64(len(c)-1))
+	return c[i]
+}
+
+func all(dss [][]time.Duration) []time.Duration {
+	var out []time.Duration
+	for _, d := range dss {
+		out = append(out, d...)
+	}
+	return out
+}
+
+// DecisionsPerSecond is the scheduler's allocations per second of wall
+// time.
+func (s *Summary) DecisionsPerSecond() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return float64(s.Scheduled+s.Recovered) / s.Wall.Seconds()
+}
+
+// SpeedUp is simulated time per wall time.
+func (s *Summary) SpeedUp() float64 {
+	if s.Wall <= 0 {
+		return 0
+	}
+	return (s.End - s.Start).Seconds() / s.Wall.Seconds()
+}
+
+func fmtD(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// String is the text summary printed by paddock replay.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
+	fmt.Fprintf(&b, "nodes          %d (%d rejected, %d machines without capacity skipped)\n", s.Nodes, s.RejectedNodes, s.SkippedMachines)
+	fmt.Fprintf(&b, "jobs           %d applications\n", s.Jobs)
+	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",
+		s.Recovered, s.Submitted, s.Scheduled, s.PendingAtEnd, s.Withdrawn, s.Lost)
+	if s.RejectedAsks+s.RejectedApps+s.RejectedRecoveries > 0 {
+		fmt.Fprintf(&b, "rejected       %d asks (%d of them recoveries), %d applications\n", s.RejectedAsks, s.RejectedRecoveries, s.RejectedApps)
+		kinds := make([]string, 0, len(s.Rejections))
+		for k := range s.Rejections {
+			kinds = append(kinds, k)
+		}
+		slices.SortFunc(kinds, func(a, b string) int { return s.Rejections[b].Count - s.Rejections[a].Count })
+		for _, k := range kinds {
+			r := s.Rejections[k]
+			fmt.Fprintf(&b, "               %6d x %s (e.g. %s)\n", r.Count, k, r.Example)
+		}
+	}
+	if s.Malformed > 0 {
+		fmt.Fprintf(&b, "malformed rows %d (skipped)\n", s.Malformed)
+	}
+	fmt.Fprintf(&b, "wall time      %s: %.0f scheduler decisions/s, simulated time %.0fx faster than real time\n",
+		s.Wall.Round(time.Millisecond), s.DecisionsPerSecond(), s.SpeedUp())
+	fmt.Fprintf(&b, "\nscheduling delay (submit to allocation)    paddock: p50 / p90 / p99        trace: p50 / p90 / p99\n")
+	row := func(name string, ours, theirs []time.Duration) {
+		fmt.Fprintf(&b, "  %-12s %7d tasks   %8s %8s %8s   %7d tasks %8s %8s %8s\n", name, len(ours),
+			fmtD(Percentile(ours, 50)), fmtD(Percentile(ours, 90)), fmtD(Percentile(ours, 99)),
+			len(theirs), fmtD(Percentile(theirs, 50)), fmtD(Percentile(theirs, 90)), fmtD(Percentile(theirs, 99)))
+	}
+	row("all", all(s.Delays), all(s.TraceDelays))
+	for i, t := range tiers {
+		if len(s.Delays[i])+len(s.TraceDelays[i]) > 0 {
+			row(t.name, s.Delays[i], s.TraceDelays[i])
+		}
+	}
+	if n := len(s.Series); n > 0 {
+		fmt.Fprintf(&b, "\nallocated share of the cluster over time (CPU / memory):\n")
+		step := max(1, n/8)
+		for i := 0; i < n; i += step {
+			x := s.Series[i]
+			fmt.Fprintf(&b, "  t=%-8s cpu %5.1f%%  mem %5.1f%%  pending %6d  running %6d\n", fmtD(x.At), 100*x.CPU, 100*x.Mem, x.Pending, x.Running)
+		}
+	}
+	fmt.Fprintf(&b, "\ndecision log sha256 %s\n", s.LogHash)
+	return b.String()
+}
+
+// Rejection is one kind of rejection the scheduler answered with.
+type Rejection struct {
+	Count   int
+	Example string
+}
+
+// reject counts a rejection reason under its kind: the reason without the
+// object it names ("allocation 1-2-1: unknown node 55" is "unknown node").
+func (s *Summary) reject(reason string) {
+	kind := reason
+	if i := strings.LastIndex(kind, ": "); i >= 0 {
+		kind = kind[i+2:]
+	}
+	if f := strings.Fields(kind); len(f) > 1 && strings.ContainsAny(f[len(f)-1], "0123456789") {
+		kind = strings.Join(f[:len(f)-1], " ")
+	}
+	if s.Rejections == nil {
+		s.Rejections = map[string]Rejection{}
+	}
+	r := s.Rejections[kind]
+	r.Count++
+	if r.Example == "" {
+		r.Example = reason
+	}
+	s.Rejections[kind] = r
+}

@@ -1,6 +1,8 @@
 package rmproxy
 
 import (
+	"time"
+
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
@@ -10,8 +12,9 @@ import (
 // deliver sends every RM what the engine decided since the last delivery:
 // one AllocationResponse, ApplicationResponse and NodeResponse per RM at
 // most, in the order node, application, allocation.
-func (s *Service) deliver() {
+func (s *Service) deliver(now time.Time, pushEvents bool) {
 	for _, id := range s.eng.RMs() {
+		defer s.pushEvents(id, now, pushEvents)
 		rm, _ := s.eng.RM(id)
 		boxes := rm.Drain()
 		if o := s.pending[id]; o != nil && !o.Empty() {

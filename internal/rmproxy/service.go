@@ -12,6 +12,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/si"
 	"github.com/paddock-sched/paddock/si/api"
@@ -37,6 +38,7 @@ type Service struct {
 	// owned by the service goroutine
 	callbacks map[string]api.ResourceManagerCallback
 	pending   map[string]*partition.Outbox
+	events    map[string]*eventBuffer
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
@@ -86,7 +88,7 @@ func (s *Service) Cycle() int {
 		f(now)
 	}
 	made := s.eng.Step(now)
-	s.deliver()
+	s.deliver(now, true)
 	return made
 }
 
@@ -151,7 +153,7 @@ func (s *Service) loop() {
 			return
 		}
 		s.eng.Step(now)
-		s.deliver()
+		s.deliver(now, false)
 	}
 }
 
@@ -198,6 +200,8 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			return err
 		}
 		s.callbacks[req.RmID] = cb
+		rmID := req.RmID
+		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })
 		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
 			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/si"
 	"github.com/paddock-sched/paddock/si/api"
 )
@@ -25,6 +26,7 @@ type recorder struct {
 	rejNodes []*si.RejectedNode
 	changed  chan struct{}
 	veto     map[string]bool // nodes the RM's predicate rejects
+	events   []*si.EventRecord
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
@@ -78,7 +80,12 @@ func (r *recorder) Predicates(a *si.PredicatesArgs) error {
 func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
 	return &si.PreemptionPredicatesResponse{Success: true}
 }
-func (r *recorder) SendEvent([]*si.EventRecord)                                              {}
+func (r *recorder) SendEvent(ev []*si.EventRecord) {
+	r.mu.Lock()
+	r.events = append(r.events, ev...)
+	r.mu.Unlock()
+}
+
 func (r *recorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
 
 // await waits until cond holds on the recorder (checked under its lock).
@@ -322,5 +329,52 @@ func TestPredicatesVetoNodes(t *testing.T) {
 		if a.NodeID != "n2" {
 			t.Fatalf("%s placed on vetoed node %s", a.AllocationKey, a.NodeID)
 		}
+	}
+}
+
+func TestEventsReachTheRM(t *testing.T) {
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	s := NewManual(v)
+	rec := newRecorder()
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "sim", Config: cfg}, rec)
+	s.UpdateNode(&si.NodeRequest{RmID: "sim", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "sim", New: []*si.AddApplicationRequest{{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "sim", Allocations: []*si.Allocation{{AllocationKey: "k", ApplicationID: "a", ResourcePerAlloc: res(1000, 1)}}})
+	s.Cycle()
+	seen := map[string]bool{}
+	for _, e := range rec.events {
+		seen[e.Type.String()+" "+e.EventChangeType.String()+" "+e.EventChangeDetail.String()+" "+e.ObjectID+" "+e.ReferenceID] = true
+		if e.TimestampNano != time.Unix(1000, 0).UnixNano() {
+			t.Fatalf("event %v at %d", e, e.TimestampNano)
+		}
+	}
+	for _, want := range []string{
+		"NODE ADD DETAILS_NONE n0 ",
+		"APP ADD APP_NEW a ",
+		"APP ADD APP_REQUEST a k",
+		"APP SET APP_ACCEPTED a ",
+		"APP ADD APP_ALLOC a k",
+		"APP SET APP_RUNNING a ",
+		"USERGROUP ADD UG_USER_RESOURCE alice root.a",
+	} {
+		if !seen[want] {
+			t.Errorf("no event %q in %v", want, seen)
+		}
+	}
+}
+
+func TestEventBufferKeepsNewest(t *testing.T) {
+	s := NewManual(clock.NewVirtual(time.Unix(0, 0)))
+	var recs []event.Record
+	for i := range EventCapacity + 10 {
+		recs = append(recs, event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
+	}
+	for _, r := range recs {
+		s.bufferEvent("rm", r)
+	}
+	b := s.events["rm"]
+	got := b.take()
+	if len(got) != EventCapacity || b.dropped != 10 || got[0].ObjectID != "10" || got[len(got)-1].ObjectID != fmt.Sprint(EventCapacity+9) {
+		t.Fatalf("buffer %d, dropped %d, oldest %s", len(got), b.dropped, got[0].ObjectID)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -51,6 +52,8 @@ type RM struct {
 	names       []string // partition names, sorted
 	removed     []*partition.Partition
 	predicate   Predicate
+	events      bool
+	sink        func(event.Record)
 }
 
 // New returns an engine with no resource managers.
@@ -93,6 +96,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		rm.names = append(rm.names, pc.Name)
 	}
 	slices.Sort(rm.names)
+	rm.applyExtra()
 	e.rms[id] = rm // replaces (and so wipes) a previous registration
 	return nil
 }
@@ -154,6 +158,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 	}
 	if extra != nil {
 		rm.Extra = extra
+		rm.applyExtra()
 	}
 	if cfg.Checksum == rm.Config.Checksum {
 		return nil
@@ -184,6 +189,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		}
 		p, _ := partition.New(rmID, e.reg, pc)
 		p.SetPredicate(rm.predicate)
+		p.SetEventSink(rm.sinkFor())
 		rm.partitions[pc.Name] = p
 	}
 	for name, p := range rm.partitions {
@@ -260,4 +266,31 @@ func (e *Engine) NextTimer() time.Time {
 		}
 	}
 	return next
+}
+
+// applyExtra applies the extra configuration keys the engine reads
+// (reference §1.11): event.trackingEnabled (default true).
+func (rm *RM) applyExtra() {
+	rm.events = !strings.EqualFold(strings.TrimSpace(rm.Extra["event.trackingEnabled"]), "false")
+	for _, p := range rm.partitions {
+		p.SetEventSink(rm.sinkFor())
+	}
+}
+
+func (rm *RM) sinkFor() func(event.Record) {
+	if !rm.events {
+		return nil
+	}
+	return rm.sink
+}
+
+// SetEventSink installs the function an RM's event records go to (nil:
+// none). Events flow only while event.trackingEnabled is not false.
+func (e *Engine) SetEventSink(rmID string, sink func(event.Record)) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return
+	}
+	rm.sink = sink
+	rm.applyExtra()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -54,6 +55,7 @@ import (
 //	expect short APP KEY RES N      nodes short on resource RES for the ask
 //	expect taskgroup APP TG COUNT REPLACED TIMEDOUT
 //	expect app-queue APP PATH       the leaf queue placement chose
+//	expect event TYPE CHANGE DETAIL OBJECT [REF]  (numbers as in the SI)
 //	  (app tags: tag.NAME=VALUE)
 
 type scenario struct {
@@ -67,6 +69,7 @@ type scenario struct {
 	rejApps map[string]string
 	rejAsks map[string]string
 	release map[string]partition.Termination
+	events  []event.Record
 	line    int
 	file    string
 }
@@ -273,6 +276,7 @@ func (s *scenario) do(line, heredoc string) {
 			s.rm = pos[0]
 		}
 		s.lastErr = s.e.RegisterRM(s.rm, "queues", s.config, nil)
+		s.e.SetEventSink(s.rm, func(r event.Record) { s.events = append(s.events, r) })
 	case "use":
 		need(1)
 		s.rm = pos[0]
@@ -569,6 +573,19 @@ func (s *scenario) expect(w []string) {
 		if a.QueuePath != pos[1] {
 			s.fail("app %s in queue %s, want %s", pos[0], a.QueuePath, pos[1])
 		}
+	case "event":
+		// expect event TYPE CHANGE DETAIL OBJECT [REF]: some event so far
+		want := strings.Join(pos, " ")
+		for _, r := range s.events {
+			got := fmt.Sprintf("%d %d %d %s", r.Type, r.Change, r.Detail, r.ObjectID)
+			if r.ReferenceID != "" {
+				got += " " + r.ReferenceID
+			}
+			if got == want || strings.HasPrefix(got, want+" ") {
+				return
+			}
+		}
+		s.fail("no event %q among %d events", want, len(s.events))
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])
 		got := "gone"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -33,9 +34,11 @@ func (p *Partition) AddApp(r AppRequest, now time.Time) error {
 	err := p.addApp(r, now)
 	if err != nil {
 		p.Out.RejectedApps = append(p.Out.RejectedApps, Rejected{Partition: p.Name, AppID: r.ID, Reason: err.Error()})
+		p.emitApp(event.Add, event.AppReject, r.ID, "", err.Error(), resource.Vector{}, now)
 		return err
 	}
 	p.Out.AcceptedApps = append(p.Out.AcceptedApps, r.ID)
+	p.emitApp(event.Add, event.AppNew, r.ID, "", "", resource.Vector{}, now)
 	return nil
 }
 
@@ -192,6 +195,7 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 		return err
 	}
 	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
+	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", x.Res, now)
 	delete(p.completing, a.ID)
 	switch a.State {
 	case app.New, app.Resuming:
@@ -312,12 +316,12 @@ func (p *Partition) Release(appID, key string, now time.Time) bool {
 	if _, ok := a.Allocation(key); !ok {
 		return false
 	}
-	p.releaseAllocation(a, key, now)
+	p.releaseAllocation(a, key, StoppedByRM, now)
 	return true
 }
 
 // releaseAllocation removes key from a and everything that accounts for it.
-func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
+func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, now time.Time) {
 	x, ok := a.Allocation(key)
 	if !ok {
 		return
@@ -336,6 +340,15 @@ func (p *Partition) releaseAllocation(a *app.App, key string, now time.Time) {
 	}
 	a.Remove(key)
 	p.unreserveAsk(a.ID, key)
+	if x.Pending() {
+		d := event.RequestCancel
+		if term == Timeout {
+			d = event.RequestTimeout
+		}
+		p.emitApp(event.Remove, d, a.ID, key, "", x.Res, now)
+	} else {
+		p.emitApp(event.Remove, releaseDetail[term], a.ID, key, "", x.Res, now)
+	}
 	idle := a.PendingCount() == 0 && a.AllocatedCount() == 0
 	if x.Pending() {
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
@@ -385,7 +398,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	for _, k := range keys {
 		x, _ := a.Allocation(k)
 		wasAllocated := !x.Pending()
-		p.releaseAllocation(a, k, now)
+		p.releaseAllocation(a, k, StoppedByRM, now)
 		if wasAllocated {
 			p.Out.Released = append(p.Out.Released, Released{
 				Partition: p.Name, AppID: appID, AllocationKey: k, Termination: StoppedByRM, Message: "application removed",

@@ -96,7 +96,7 @@ func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Terminatio
 	p.Out.Released = append(p.Out.Released, Released{
 		Partition: p.Name, AppID: a.ID, AllocationKey: ph.Key, Termination: t, Message: msg,
 	})
-	p.releaseAllocation(a, ph.Key, now)
+	p.releaseAllocation(a, ph.Key, t, now)
 }
 
 // ConfirmReplacement is the RM's confirmation that placeholder phKey was
@@ -114,7 +114,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 		return false
 	}
 	if ph.ReplacedBy == nil {
-		p.releaseAllocation(a, phKey, now)
+		p.releaseAllocation(a, phKey, PlaceholderReplaced, now)
 		return true
 	}
 	n := p.nodes[ph.NodeID]
@@ -178,7 +178,7 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 				a.TimedOut(x.TaskGroup)
 			}
 			if x.Pending() {
-				p.releaseAllocation(a, k, now)
+				p.releaseAllocation(a, k, Timeout, now)
 				continue
 			}
 			p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)

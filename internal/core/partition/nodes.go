@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -26,6 +27,7 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	p.nodes[id] = n
 	p.index.Add(n)
 	p.cluster.Inc(capacity)
+	p.emitNode(event.Add, event.DetailsNone, id, "", capacity)
 	p.sizeDirty, p.dirty = true, true
 	return nil
 }
@@ -42,6 +44,12 @@ func (p *Partition) UpdateNode(id string, capacity, occupied resource.Vector) er
 	}
 	p.cluster.Dec(n.Capacity)
 	p.cluster.Inc(capacity)
+	if n.Capacity != capacity {
+		p.emitNode(event.Set, event.NodeCapacity, id, "", capacity)
+	}
+	if n.Occupied != occupied {
+		p.emitNode(event.Set, event.NodeOccupied, id, "", occupied)
+	}
 	n.Capacity = capacity
 	n.Occupied = occupied
 	p.index.Update(n)
@@ -54,6 +62,9 @@ func (p *Partition) SetSchedulable(id string, schedulable bool) error {
 	n, ok := p.nodes[id]
 	if !ok {
 		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
+	}
+	if n.Schedulable != schedulable {
+		p.emitNode(event.Set, event.NodeSchedulable, id, "", resource.Vector{})
 	}
 	n.Schedulable = schedulable
 	p.index.Update(n)
@@ -74,12 +85,13 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 		if a == nil {
 			continue
 		}
-		p.releaseAllocation(a, x.Key, now)
+		p.releaseAllocation(a, x.Key, Unknown, now)
 		p.Out.Released = append(p.Out.Released, Released{
 			Partition: p.Name, AppID: x.AppID, AllocationKey: x.Key, Termination: StoppedByRM, Message: msg,
 		})
 	}
 	p.unreserveNode(n)
+	p.emitNode(event.Remove, event.NodeDecommission, id, "", n.Capacity)
 	p.index.Remove(n)
 	delete(p.nodes, id)
 	p.cluster.Dec(n.Capacity)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
@@ -44,6 +45,8 @@ type Partition struct {
 	reserved    map[string]*reservation
 	appReserved map[string]string
 	noReserve   bool
+	noEvents    bool
+	sink        func(event.Record)
 	// gangTimers holds the placeholder timeout of gang applications.
 	gangTimers map[string]time.Time
 	// retryAt is when a pass should run even if nothing changed (an ask
@@ -91,7 +94,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 	if err := users.Configure(&pc.Queues[0]); err != nil {
 		return nil, fmt.Errorf("partition %s: limits: %w", pc.Name, err)
 	}
-	return &Partition{
+	p := &Partition{
 		users:       users,
 		rules:       rules,
 		Name:        pc.Name,
@@ -109,7 +112,9 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		reserved:    map[string]*reservation{},
 		appReserved: map[string]string{},
 		Out:         Outbox{Partition: pc.Name},
-	}, nil
+	}
+	p.noEvents = true // until an event sink is installed
+	return p, nil
 }
 
 func policyOf(pc *config.PartitionConfig) node.Policy {
@@ -212,6 +217,7 @@ func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string)
 		return
 	}
 	a.Message = msg
+	p.emitApp(event.Set, stateDetails[a.State], a.ID, "", msg, resource.Vector{}, now)
 	if a.State == app.Rejected {
 		return // rejections are reported as rejected applications
 	}

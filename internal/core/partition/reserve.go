@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -54,6 +55,7 @@ func (p *Partition) unreserve(k string) {
 	delete(p.reserved, k)
 	delete(p.appReserved, r.app.ID)
 	if r.node.ReservedFor == r.ask.Key {
+		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, r.ask.Res)
 		r.node.ReservedFor = ""
 		p.index.Update(r.node)
 	}
@@ -135,6 +137,7 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 	p.reserved[k] = &reservation{app: a, ask: x, node: best}
 	p.appReserved[a.ID] = k
 	best.ReservedFor = x.Key
+	p.emitNode(event.Add, event.NodeReservation, best.ID, x.Key, x.Res)
 	p.index.Update(best)
 	a.SetWhy(x, app.Reason{Kind: app.Reserved, Object: best.ID})
 	return true

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -239,6 +240,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 		p.appState(a, app.RunEvent, now, "")
 	}
 	p.Out.Allocations = append(p.Out.Allocations, x)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 
 // Tick fires the partition's timers due at now: Completing applications

@@ -1,0 +1,117 @@
+package rmproxy
+
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource/siconv"
+	"github.com/paddock-sched/paddock/si"
+)
+
+// EventCapacity is how many event records wait for the next push to an RM
+// (event.requestCapacity); older ones are dropped, and counted, when more
+// arrive first.
+const EventCapacity = 1000
+
+// EventPushInterval is how often buffered events are pushed to an RM with
+// SendEvent (reference §7: every 2 s).
+const EventPushInterval = 2 * time.Second
+
+// MaxEventMessage is the longest event message passed on (reference §7).
+const MaxEventMessage = 1024
+
+// eventBuffer holds an RM's newest events between pushes in a ring:
+// when it is full the oldest is overwritten and counted as dropped.
+// Records are converted to SI messages only when pushed.
+type eventBuffer struct {
+	ring     [EventCapacity]event.Record
+	start, n int
+	dropped  uint64
+	lastPush time.Time
+}
+
+func (b *eventBuffer) add(r event.Record) {
+	if b.n == EventCapacity {
+		b.ring[b.start] = r
+		b.start = (b.start + 1) % EventCapacity
+		b.dropped++
+		return
+	}
+	b.ring[(b.start+b.n)%EventCapacity] = r
+	b.n++
+}
+
+// take returns the buffered records, oldest first, and empties the ring.
+func (b *eventBuffer) take() []event.Record {
+	out := make([]event.Record, b.n)
+	for i := range out {
+		out[i] = b.ring[(b.start+i)%EventCapacity]
+	}
+	b.start, b.n = 0, 0
+	return out
+}
+
+// bufferEvent is the engine's event sink for one RM.
+func (s *Service) bufferEvent(rmID string, r event.Record) {
+	b := s.events[rmID]
+	if b == nil {
+		if s.events == nil {
+			s.events = map[string]*eventBuffer{}
+		}
+		b = &eventBuffer{lastPush: s.clk.Now()}
+		s.events[rmID] = b
+	}
+	b.add(r)
+}
+
+func (s *Service) eventToSI(r event.Record, now time.Time) *si.EventRecord {
+	ts := r.Time
+	if ts == 0 {
+		ts = now.UnixNano()
+	}
+	msg := r.Message
+	if len(msg) > MaxEventMessage {
+		msg = msg[:MaxEventMessage]
+	}
+	out := &si.EventRecord{
+		Type: si.EventRecord_Type(r.Type), ObjectID: r.ObjectID, ReferenceID: r.ReferenceID, Message: msg,
+		TimestampNano: ts, EventChangeType: si.EventRecord_ChangeType(r.Change), EventChangeDetail: si.EventRecord_ChangeDetail(r.Detail),
+	}
+	if r.Resource.AnyPositive() {
+		out.Resource, _ = siconv.Resource(s.eng.Registry(), r.Resource)
+	}
+	return out
+}
+
+// pushEvents sends an RM its buffered events when the push interval has
+// passed (or at once when force is set).
+func (s *Service) pushEvents(rmID string, now time.Time, force bool) {
+	b := s.events[rmID]
+	cb := s.callbacks[rmID]
+	if b == nil || cb == nil || b.n == 0 {
+		return
+	}
+	if !force && now.Sub(b.lastPush) < EventPushInterval {
+		return
+	}
+	b.lastPush = now
+	recs := b.take()
+	out := make([]*si.EventRecord, len(recs))
+	for i, r := range recs {
+		out[i] = s.eventToSI(r, now)
+	}
+	cb.SendEvent(out)
+}
+
+// DroppedEvents returns how many events of an RM were dropped because its
+// buffer was full between pushes.
+func (s *Service) DroppedEvents(rmID string) uint64 {
+	var n uint64
+	_ = s.call(func(time.Time) error {
+		if b := s.events[rmID]; b != nil {
+			n = b.dropped
+		}
+		return nil
+	})
+	return n
+}

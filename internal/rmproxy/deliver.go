@@ -69,6 +69,14 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 		if len(allocs.New)+len(allocs.Released)+len(allocs.RejectedAllocations) > 0 {
 			_ = cb.UpdateAllocation(&allocs)
 		}
+		for _, b := range boxes {
+			for _, w := range b.Waiting {
+				cb.UpdateContainerSchedulingState(&si.UpdateContainerSchedulingStateRequest{
+					ApplicationID: w.AppID, AllocationKey: w.AllocationKey,
+					State: si.UpdateContainerSchedulingStateRequest_FAILED, Reason: w.Reason,
+				})
+			}
+		}
 	}
 }
 

@@ -30,6 +30,9 @@ type Allocation struct {
 	// PreemptSelf and PreemptOther are the ask's preemption policy.
 	PreemptSelf, PreemptOther bool
 	Tags                      map[string]string
+	// ScaleUp is set once the RM was told the ask waits for cluster
+	// resources (the autoscaling signal, reference §2.18).
+	ScaleUp bool
 	// Forced marks an allocation the RM placed itself (recovery, RM-side
 	// binding) or resized in place: it is accounted at any cost, so it may
 	// push its node or queues over their limits.

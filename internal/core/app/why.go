@@ -74,3 +74,30 @@ func (a *App) SetWhyAll(r Reason) {
 		c.why = r
 	}
 }
+
+// EachWaiting calls fn, oldest first within a class, for every pending ask
+// not yet reported as waiting (ScaleUp unset) whose class's reason
+// satisfies waiting. Classes are visited in the app's
+// ask order, so the calls are deterministic. Asks are scanned from the
+// newest back to the first one already reported, so the cost is in the
+// number of new asks, not all asks.
+func (a *App) EachWaiting(waiting func(Reason) bool, fn func(x *Allocation)) {
+	for _, c := range a.heap {
+		if !waiting(c.why) {
+			continue
+		}
+		i := len(c.asks)
+		for i > c.head {
+			e := c.asks[i-1]
+			if c.current(e) && e.a.ScaleUp {
+				break
+			}
+			i--
+		}
+		for ; i < len(c.asks); i++ {
+			if e := c.asks[i]; c.current(e) && !e.a.ScaleUp {
+				fn(e.a)
+			}
+		}
+	}
+}

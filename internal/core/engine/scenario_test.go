@@ -56,6 +56,7 @@ import (
 //	expect taskgroup APP TG COUNT REPLACED TIMEDOUT
 //	expect app-queue APP PATH       the leaf queue placement chose
 //	expect event TYPE CHANGE DETAIL OBJECT [REF]  (numbers as in the SI)
+//	expect waiting|not-waiting APP KEY  the autoscaling signal was (not) sent
 //	  (app tags: tag.NAME=VALUE)
 
 type scenario struct {
@@ -70,6 +71,7 @@ type scenario struct {
 	rejAsks map[string]string
 	release map[string]partition.Termination
 	events  []event.Record
+	waiting map[string]bool
 	line    int
 	file    string
 }
@@ -94,7 +96,7 @@ func runScenario(t *testing.T, file string) {
 	s := &scenario{
 		t: t, e: New(), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), rm: "rm",
 		allocs: map[string]string{}, rejApps: map[string]string{}, rejAsks: map[string]string{},
-		release: map[string]partition.Termination{}, file: file,
+		release: map[string]partition.Termination{}, file: file, waiting: map[string]bool{},
 	}
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	for sc.Scan() {
@@ -244,6 +246,9 @@ func (s *scenario) collect() {
 		}
 		for _, r := range b.RejectedAllocs {
 			s.rejAsks[r.ID] = r.Reason
+		}
+		for _, w := range b.Waiting {
+			s.waiting[w.AppID+"/"+w.AllocationKey] = true
 		}
 		for _, r := range b.Released {
 			s.release[r.AppID+"/"+r.AllocationKey] = r.Termination
@@ -586,6 +591,10 @@ func (s *scenario) expect(w []string) {
 			}
 		}
 		s.fail("no event %q among %d events", want, len(s.events))
+	case "waiting", "not-waiting":
+		if got := s.waiting[pos[0]+"/"+pos[1]]; got != (w[0] == "waiting") {
+			s.fail("%s/%s reported waiting for cluster resources: %v", pos[0], pos[1], got)
+		}
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])
 		got := "gone"

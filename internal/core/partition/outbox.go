@@ -57,6 +57,7 @@ type Outbox struct {
 	RejectedApps   []Rejected
 	AppUpdates     []AppUpdate
 	AcceptedNodes  []string
+	Waiting        []Waiting
 	RejectedNodes  []Rejected
 }
 
@@ -64,7 +65,7 @@ type Outbox struct {
 func (o *Outbox) Empty() bool {
 	return len(o.Allocations) == 0 && len(o.Released) == 0 && len(o.RejectedAllocs) == 0 &&
 		len(o.AcceptedApps) == 0 && len(o.RejectedApps) == 0 && len(o.AppUpdates) == 0 &&
-		len(o.AcceptedNodes) == 0 && len(o.RejectedNodes) == 0
+		len(o.AcceptedNodes) == 0 && len(o.RejectedNodes) == 0 && len(o.Waiting) == 0
 }
 
 // Take returns the collected messages and leaves the outbox empty.
@@ -72,4 +73,10 @@ func (o *Outbox) Take() Outbox {
 	out := *o
 	*o = Outbox{Partition: o.Partition}
 	return out
+}
+
+// Waiting tells the RM that an ask waits for cluster resources: it fits
+// its queues and limits but no node (the autoscaling signal).
+type Waiting struct {
+	AppID, AllocationKey, Reason string
 }

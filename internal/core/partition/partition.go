@@ -46,6 +46,7 @@ type Partition struct {
 	appReserved map[string]string
 	noReserve   bool
 	noEvents    bool
+	lastWaiting time.Time
 	sink        func(event.Record)
 	// gangTimers holds the placeholder timeout of gang applications.
 	gangTimers map[string]time.Time

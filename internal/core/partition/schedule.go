@@ -142,6 +142,7 @@ func (p *Partition) Schedule(now time.Time) int {
 	for _, a := range s.deferred {
 		a.EndPass()
 	}
+	p.reportWaiting(now)
 	p.Stats.Allocations += uint64(made)
 	return made
 }

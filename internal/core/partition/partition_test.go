@@ -313,10 +313,10 @@ func TestDecommissionReleasesAllocations(t *testing.T) {
 }
 
 // seeds is the number of random sequences TestRandomOperationsKeepInvariants
-// runs: 40 by default, more with PADDOCK_SEEDS for a soak.
+// runs: 1000 by default, more (or fewer) with PADDOCK_SEEDS.
 func seeds() uint64 {
 	if n, err := strconv.ParseUint(os.Getenv("PADDOCK_SEEDS"), 10, 64); err == nil && n > 0 {
 		return n
 	}
-	return 40
+	return 1000
 }

@@ -1,0 +1,67 @@
+// Package grpcserver owns the gRPC binding of the Scheduler Interface: the
+// spec's si.v1.Scheduler service (RegisterResourceManager and the three
+// bidirectional streams UpdateAllocation, UpdateApplication, UpdateNode) on
+// top of any api.SchedulerAPI, plus Paddock's own paddock.v1.Admin service
+// for configuration updates. It tracks each remote resource manager (RM)
+// through the spec's lifecycle (Running, Paused, Stopped).
+//
+// # Streams
+//
+// A stream belongs to the RM named by the rmID of the first message it
+// carries; every later message must name the same RM (otherwise the stream
+// ends with InvalidArgument). A message that carries nothing but the rmID
+// (no nodes, no applications, no allocations or releases) is a greeting:
+// it attaches the stream and is not forwarded, so an RM can open a stream
+// and start receiving before it has anything to send. A stream opened for
+// an RM that has not registered ends with FailedPrecondition.
+//
+// The scheduler's responses for an RM go to that RM's open stream of the
+// matching kind. Responses produced while the stream is not open are kept,
+// up to Options.BufferLimit per stream kind, and flushed when it opens.
+// When that bound is exceeded the responses are gone and the RM's state in
+// the scheduler can no longer be trusted: the RM is Stopped and must
+// register again (which wipes its state and expects a full resync).
+//
+// Messages on different streams are not ordered with respect to each
+// other: an RM must wait until an application is accepted before sending
+// its asks, and until a node is accepted before sending allocations on it,
+// as in-cluster shims do.
+//
+// # Callbacks that cannot cross the wire
+//
+// The spec's streams carry only allocation, application and node
+// responses. For a remote RM the server therefore answers the in-process
+// plugin calls itself: Predicates allows every node (nil) and
+// PreemptionPredicates reports success. SendEvent and
+// UpdateContainerSchedulingState are dropped and counted (RMStatus).
+//
+// # Lifecycle
+//
+// RegisterResourceManager makes an RM Running; registering again with the
+// same rmID starts a new session (the scheduler wipes the RM's state and
+// expects a resync) and ends the streams of the previous session with
+// Aborted, so that nothing sent for the old state is applied to the new
+// one. When one of the RM's attached streams ends, the RM is Paused; it is
+// Running again once every dropped stream has been reopened. An RM that
+// stays Paused for Options.ReconnectTimeout is Stopped: its streams are
+// refused and its responses dropped until it registers again. Its state
+// stays in the scheduler until then.
+//
+// # Admin service
+//
+// UpdateConfiguration is not part of the spec's Scheduler service. It is
+// served as the unary method /paddock.v1.Admin/UpdateConfiguration, taking
+// the SI message si.v1.UpdateConfigurationRequest and returning
+// google.protobuf.Empty; admin.proto in this directory declares it for
+// clients in other languages. The Go service descriptor is written by hand
+// (AdminServiceDesc), so no extra code generation is needed.
+//
+// # Security and limits
+//
+// Options.TLSConfig turns on TLS; Options.Token requires the metadata
+// "authorization: Bearer <token>" on every call (Unauthenticated
+// otherwise). Received messages are limited to Options.MaxRecvMsgSize
+// (ResourceExhausted beyond it); keepalive pings closer than
+// Options.KeepaliveMinTime are refused, and the server pings idle
+// connections so that dead RMs are noticed and Paused.
+package grpcserver

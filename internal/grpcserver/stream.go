@@ -1,0 +1,130 @@
+package grpcserver
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// streamSpec tells serveStream how to handle one of the three SI streams.
+type streamSpec[Req any] struct {
+	kind     kind
+	rmID     func(*Req) string
+	greeting func(*Req) bool // carries nothing but the rmID
+	forward  func(*Req) error
+}
+
+// serveStream runs one bidirectional SI stream: the first message names
+// the RM and attaches the stream; a receive goroutine forwards requests to
+// the scheduler while this goroutine sends the RM's responses.
+func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp], sp streamSpec[Req]) error {
+	first, err := st.Recv()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	rmID, err := sp.check(first, "")
+	if err != nil {
+		return err
+	}
+	att, err := s.attach(rmID, sp.kind)
+	if err != nil {
+		return err
+	}
+	clean := false
+	defer func() { s.detach(att, clean) }()
+
+	recvDone := make(chan error, 1)
+	go func() {
+		msg := first
+		for {
+			if err := forward(s, att, msg, sp); err != nil {
+				recvDone <- err
+				return
+			}
+			next, err := st.Recv()
+			if err != nil {
+				recvDone <- err
+				return
+			}
+			if _, err := sp.check(next, rmID); err != nil {
+				recvDone <- err
+				return
+			}
+			msg = next
+		}
+	}()
+
+	for {
+		select {
+		case err := <-recvDone:
+			if errors.Is(err, io.EOF) {
+				clean = true
+				return nil
+			}
+			return err
+		case <-att.end:
+			s.mu.Lock()
+			err := att.endErr
+			s.mu.Unlock()
+			return err
+		case <-st.Context().Done():
+			return status.FromContextError(st.Context().Err()).Err()
+		case <-att.notify:
+			msgs, ok := s.take(att)
+			if !ok {
+				continue // ended; att.end says how
+			}
+			for i, m := range msgs {
+				resp, _ := m.(*Resp)
+				if resp == nil {
+					s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", m))
+					continue
+				}
+				if err := st.Send(resp); err != nil {
+					s.requeue(att, msgs[i:])
+					return err
+				}
+			}
+		}
+	}
+}
+
+// check validates a received message; want is the stream's rmID once known.
+func (sp streamSpec[Req]) check(msg *Req, want string) (string, error) {
+	if msg == nil {
+		return "", status.Errorf(codes.InvalidArgument, "%s: nil message", sp.kind)
+	}
+	id := sp.rmID(msg)
+	switch {
+	case id == "":
+		return "", status.Errorf(codes.InvalidArgument, "%s: rmID is empty", sp.kind)
+	case want != "" && id != want:
+		return "", status.Errorf(codes.InvalidArgument, "%s: message for rm %q on the stream of rm %q", sp.kind, id, want)
+	}
+	return id, nil
+}
+
+// forward hands one request to the scheduler unless it is a greeting or
+// the stream's registration is no longer current.
+func forward[Req any](s *Server, att *attachment, msg *Req, sp streamSpec[Req]) error {
+	if sp.greeting(msg) {
+		return nil
+	}
+	e := att.sess.entry
+	e.fwd.RLock()
+	defer e.fwd.RUnlock()
+	if err := s.live(att); err != nil {
+		return err
+	}
+	if err := sp.forward(msg); err != nil {
+		return apiStatus(fmt.Sprintf("%s of rm %s", sp.kind, e.id), err)
+	}
+	return nil
+}

@@ -41,8 +41,11 @@
 // same rmID starts a new session (the scheduler wipes the RM's state and
 // expects a resync) and ends the streams of the previous session with
 // Aborted, so that nothing sent for the old state is applied to the new
-// one. When one of the RM's attached streams ends, the RM is Paused; it is
-// Running again once every dropped stream has been reopened. An RM that
+// one. When one of the RM's streams breaks (cancelled, connection lost),
+// the RM is Paused; it is Running again once every broken stream has been
+// reopened. A stream the RM half-closes is a goodbye, not a loss: once the
+// RM has cleanly closed every stream it had open, it has shut down
+// voluntarily and is Stopped at once. An RM that
 // stays Paused for Options.ReconnectTimeout is Stopped: its streams are
 // refused and its responses dropped until it registers again. Its state
 // stays in the scheduler until then.

@@ -17,9 +17,15 @@ import (
 // openAll opens the three streams of rmID and greets on each; the returned
 // functions cancel them one by one (allocation, application, node).
 func openAll(t *testing.T, c si.SchedulerClient, rmID string) (
-	alloc interface{ Recv() (*si.AllocationResponse, error) },
-	app interface{ Recv() (*si.ApplicationResponse, error) },
-	node interface{ Recv() (*si.NodeResponse, error) },
+	alloc interface {
+		Recv() (*si.AllocationResponse, error)
+	},
+	app interface {
+		Recv() (*si.ApplicationResponse, error)
+	},
+	node interface {
+		Recv() (*si.NodeResponse, error)
+	},
 	cancel [3]context.CancelFunc,
 ) {
 	t.Helper()
@@ -226,11 +232,19 @@ func TestCleanCloseShutsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.awaitState(t, "rm1", RMRunning, 2)
-	if err := errors.Join(a.CloseSend(), n.CloseSend()); err != nil {
+	if err := a.CloseSend(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Recv(); !errors.Is(err, io.EOF) {
 		t.Fatalf("allocation stream: %v, want a clean end", err)
+	}
+	// one stream closed on purpose is no connection loss
+	h.awaitState(t, "rm1", RMRunning, 1)
+	if len(h.timers.active()) != 0 {
+		t.Error("closing a stream cleanly started a reconnect timer")
+	}
+	if err := n.CloseSend(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := n.Recv(); !errors.Is(err, io.EOF) {
 		t.Fatalf("node stream: %v, want a clean end", err)

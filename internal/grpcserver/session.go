@@ -80,8 +80,8 @@ type session struct {
 type slot struct {
 	pending []any       // responses not yet sent
 	att     *attachment // the open stream, if any
-	lost    bool        // a stream ended and has not been reopened
-	clean   bool        // ... and the RM closed it (half-close), not the network
+	lost    bool        // the stream broke and has not been reopened
+	clean   bool        // the RM closed the stream (half-close)
 }
 
 // attachment is one open stream of a session.
@@ -286,13 +286,13 @@ func (s *Server) detach(a *attachment, clean bool) {
 	a.endLocked(status.Error(codes.Canceled, "stream closed"))
 	ss := a.sess
 	sl := &ss.slots[a.kind]
-	sl.lost, sl.clean = true, clean
+	sl.lost, sl.clean = !clean, clean
 	if ss.superseded || ss.state == RMStopped || s.closing {
 		return
 	}
 	shutdown := true
 	for _, x := range ss.slots {
-		if x.att != nil || (x.lost && !x.clean) {
+		if x.att != nil || x.lost {
 			shutdown = false
 		}
 	}
@@ -300,7 +300,7 @@ func (s *Server) detach(a *attachment, clean bool) {
 	case shutdown:
 		s.log.Info("resource manager shut down: streams closed", "rmID", ss.entry.id)
 		ss.stopLocked(status.Errorf(codes.FailedPrecondition, "rm %s closed its streams: register again", ss.entry.id))
-	case ss.state == RMRunning:
+	case !clean && ss.state == RMRunning:
 		ss.pauseLocked()
 	}
 }

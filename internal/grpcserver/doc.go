@@ -61,6 +61,10 @@
 //
 // # Security and limits
 //
+// Responses larger than Options.MaxSendMsgSize are split into several
+// messages of the same kind (their lists halved), so that an RM with the
+// same receive limit never sees a message it must refuse.
+//
 // Options.TLSConfig turns on TLS; Options.Token requires the metadata
 // "authorization: Bearer <token>" on every call (Unauthenticated
 // otherwise). Received messages are limited to Options.MaxRecvMsgSize

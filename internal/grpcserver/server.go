@@ -30,6 +30,7 @@ const (
 	DefaultReconnectTimeout = 60 * time.Second
 	DefaultBufferLimit      = 1024
 	DefaultMaxRecvMsgSize   = 16 << 20
+	DefaultMaxSendMsgSize   = 16 << 20
 	DefaultKeepaliveMinTime = 10 * time.Second
 	DefaultKeepaliveTime    = 30 * time.Second
 	DefaultKeepaliveTimeout = 10 * time.Second
@@ -46,6 +47,10 @@ type Options struct {
 	BufferLimit int
 	// MaxRecvMsgSize bounds every received message, in bytes.
 	MaxRecvMsgSize int
+	// MaxSendMsgSize is the largest response sent in one message, in
+	// bytes; larger responses are split into several (keep it at or below
+	// the RMs' receive limit).
+	MaxSendMsgSize int
 	// KeepaliveMinTime is the shortest interval between client pings the
 	// server tolerates; faster pingers are disconnected.
 	KeepaliveMinTime time.Duration
@@ -80,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRecvMsgSize <= 0 {
 		o.MaxRecvMsgSize = DefaultMaxRecvMsgSize
+	}
+	if o.MaxSendMsgSize <= 0 {
+		o.MaxSendMsgSize = DefaultMaxSendMsgSize
 	}
 	if o.KeepaliveMinTime <= 0 {
 		o.KeepaliveMinTime = DefaultKeepaliveMinTime

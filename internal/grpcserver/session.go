@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/paddock-sched/paddock/si"
 	"github.com/paddock-sched/paddock/si/api"
@@ -78,10 +79,10 @@ type session struct {
 
 // slot is one stream kind of a session.
 type slot struct {
-	pending []any       // responses not yet sent
-	att     *attachment // the open stream, if any
-	lost    bool        // the stream broke and has not been reopened
-	clean   bool        // the RM closed the stream (half-close)
+	pending []proto.Message // responses not yet sent
+	att     *attachment     // the open stream, if any
+	lost    bool            // the stream broke and has not been reopened
+	clean   bool            // the RM closed the stream (half-close)
 }
 
 // attachment is one open stream of a session.
@@ -135,7 +136,7 @@ func (ss *session) drop(n int64) {
 }
 
 // push queues a response; called on the scheduler's goroutine, never blocks.
-func (ss *session) push(k kind, msg any) error {
+func (ss *session) push(k kind, msg proto.Message) error {
 	s := ss.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -307,7 +308,7 @@ func (s *Server) detach(a *attachment, clean bool) {
 
 // take returns the responses waiting for a, or ok=false when a no longer
 // holds its slot.
-func (s *Server) take(a *attachment) (msgs []any, ok bool) {
+func (s *Server) take(a *attachment) (msgs []proto.Message, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sl := &a.sess.slots[a.kind]
@@ -319,7 +320,7 @@ func (s *Server) take(a *attachment) (msgs []any, ok bool) {
 }
 
 // requeue puts back responses a failed to send, ahead of newer ones.
-func (s *Server) requeue(a *attachment, msgs []any) {
+func (s *Server) requeue(a *attachment, msgs []proto.Message) {
 	if len(msgs) == 0 {
 		return
 	}

@@ -82,14 +82,16 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 				continue // ended; att.end says how
 			}
 			for i, m := range msgs {
-				resp, _ := m.(*Resp)
-				if resp == nil {
-					s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", m))
-					continue
-				}
-				if err := st.Send(resp); err != nil {
-					s.requeue(att, msgs[i:])
-					return err
+				for _, part := range split(m, s.opts.MaxSendMsgSize) {
+					resp, _ := any(part).(*Resp)
+					if resp == nil {
+						s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", part))
+						continue
+					}
+					if err := st.Send(resp); err != nil {
+						s.requeue(att, msgs[i:])
+						return err
+					}
 				}
 			}
 		}

@@ -1,0 +1,40 @@
+package grpcserver
+
+import (
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// split cuts a response larger than limit bytes into several, halving
+// every repeated field until each part fits (the SI responses are lists
+// of independent items). A message whose lists cannot be halved further
+// is returned as it is; the transport then rejects it.
+func split(m proto.Message, limit int) []proto.Message {
+	if proto.Size(m) <= limit {
+		return []proto.Message{m}
+	}
+	src := m.ProtoReflect()
+	a, b := src.New(), src.New()
+	halved := false
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if !fd.IsList() || v.List().Len() < 2 {
+			a.Set(fd, v)
+			return true
+		}
+		l, half := v.List(), v.List().Len()/2
+		la, lb := a.Mutable(fd).List(), b.Mutable(fd).List()
+		for i := range l.Len() {
+			if i < half {
+				la.Append(l.Get(i))
+			} else {
+				lb.Append(l.Get(i))
+			}
+		}
+		halved = true
+		return true
+	})
+	if !halved {
+		return []proto.Message{m}
+	}
+	return append(split(a.Interface(), limit), split(b.Interface(), limit)...)
+}

@@ -134,7 +134,9 @@ func (bearer) RequireTransportSecurity() bool { return false }
 
 // Register registers the RM described by req and opens its three streams;
 // responses go to cb. Registering again (for example after Done) ends the
-// previous streams first; the scheduler then expects a full resync.
+// previous streams first and waits for their callbacks to return, so it
+// must not be called from inside a callback; the scheduler then expects a
+// full resync.
 func (c *Client) Register(ctx context.Context, req *si.RegisterResourceManagerRequest, cb api.ResourceManagerCallback) error {
 	switch {
 	case req == nil:
@@ -274,7 +276,7 @@ func (c *Client) Err() error {
 
 // Close shuts the RM down: it half-closes the streams (the server then
 // marks the RM Stopped), waits briefly for the server to end them, and
-// closes the connection.
+// closes the connection. Like Register, not to be called from a callback.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {

@@ -3,6 +3,8 @@ package grpcserver
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -145,10 +147,13 @@ type harness struct {
 	addr   string
 }
 
-func start(t *testing.T, opts Options) *harness {
+func start(t testing.TB, opts Options) *harness {
 	t.Helper()
 	h := &harness{api: newFakeAPI(), timers: &fakeTimers{}}
 	opts.AfterFunc = h.timers.AfterFunc
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	h.srv = New(h.api, opts)
 	addr, err := h.srv.Listen("127.0.0.1:0")
 	if err != nil {
@@ -160,7 +165,7 @@ func start(t *testing.T, opts Options) *harness {
 }
 
 // dial returns a raw SI client; extra options (for example a token) follow.
-func (h *harness) dial(t *testing.T, extra ...grpc.DialOption) (si.SchedulerClient, *grpc.ClientConn) {
+func (h *harness) dial(t testing.TB, extra ...grpc.DialOption) (si.SchedulerClient, *grpc.ClientConn) {
 	t.Helper()
 	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64 << 20))}, extra...)
@@ -172,7 +177,7 @@ func (h *harness) dial(t *testing.T, extra ...grpc.DialOption) (si.SchedulerClie
 	return si.NewSchedulerClient(conn), conn
 }
 
-func (h *harness) register(t *testing.T, c si.SchedulerClient, rmID string) {
+func (h *harness) register(t testing.TB, c si.SchedulerClient, rmID string) {
 	t.Helper()
 	if _, err := c.RegisterResourceManager(ctx(t), &si.RegisterResourceManagerRequest{RmID: rmID}); err != nil {
 		t.Fatalf("register %s: %v", rmID, err)
@@ -201,14 +206,14 @@ func (h *harness) awaitState(t *testing.T, rmID string, want RMState, open int) 
 }
 
 // ctx is a bounded context for one test call.
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	return c
 }
 
 // eventually polls cond for up to 10 seconds.
-func eventually(t *testing.T, cond func() bool, format string, args ...any) {
+func eventually(t testing.TB, cond func() bool, format string, args ...any) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

@@ -16,7 +16,7 @@ import (
 
 // openAll opens the three streams of rmID and greets on each; the returned
 // functions cancel them one by one (allocation, application, node).
-func openAll(t *testing.T, c si.SchedulerClient, rmID string) (
+func openAll(t testing.TB, c si.SchedulerClient, rmID string) (
 	alloc interface {
 		Recv() (*si.AllocationResponse, error)
 	},

@@ -18,7 +18,7 @@ import (
 )
 
 // nodeStream opens an UpdateNode stream and sends first on it.
-func nodeStream(t *testing.T, c si.SchedulerClient, first *si.NodeRequest) (grpc.BidiStreamingClient[si.NodeRequest, si.NodeResponse], context.CancelFunc) {
+func nodeStream(t testing.TB, c si.SchedulerClient, first *si.NodeRequest) (grpc.BidiStreamingClient[si.NodeRequest, si.NodeResponse], context.CancelFunc) {
 	t.Helper()
 	sctx, cancel := context.WithCancel(ctx(t))
 	t.Cleanup(cancel)

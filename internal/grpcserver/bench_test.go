@@ -1,0 +1,55 @@
+package grpcserver
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/paddock-sched/paddock/si"
+)
+
+// BenchmarkForward measures RM requests through a stream to the API.
+func BenchmarkForward(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	st, _ := nodeStream(b, c, &si.NodeRequest{RmID: "rm1"})
+	req := &si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n1", Action: si.NodeInfo_UPDATE}}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := st.Send(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	eventually(b, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.nodes) == b.N
+	}, "%d requests forwarded", b.N)
+}
+
+// BenchmarkDeliver measures scheduler responses (100 allocations each)
+// from the callback to the RM's stream.
+func BenchmarkDeliver(b *testing.B) {
+	h := start(b, Options{BufferLimit: 1 << 30})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	alloc, _, _, _ := openAll(b, c, "rm1")
+	resp := &si.AllocationResponse{}
+	for i := range 100 {
+		resp.New = append(resp.New, &si.Allocation{AllocationKey: fmt.Sprint("k", i), ApplicationID: "app1", NodeID: "n1"})
+	}
+	cb := h.api.cb("rm1")
+	b.ReportAllocs()
+	b.ResetTimer()
+	go func() {
+		for range b.N {
+			_ = cb.UpdateAllocation(resp)
+		}
+	}()
+	for range b.N {
+		if _, err := alloc.Recv(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

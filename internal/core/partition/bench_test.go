@@ -90,20 +90,20 @@ func deepConfig(leaves int) string {
     queues:
       - name: root
         submitacl: "*"
-        limits: [{users: ["*"], maxapplications: 100000}]
+        limits: [{users: ["*"], maxapplications: 100000, maxresources: {vcore: 1000000000}}, {groups: [group0, group1, group2, group3, group4, group5, group6, group7, group8, group9], maxapplications: 100000, maxresources: {vcore: 1000000000}}]
         queues:
           - name: l1
-            limits: [{users: ["*"], maxapplications: 100000}]
+            limits: [{users: ["*"], maxapplications: 100000, maxresources: {vcore: 1000000000}}, {groups: [group0, group1, group2, group3, group4, group5, group6, group7, group8, group9], maxapplications: 100000, maxresources: {vcore: 1000000000}}]
             queues:
               - name: l2
-                limits: [{users: ["*"], maxapplications: 100000}]
+                limits: [{users: ["*"], maxapplications: 100000, maxresources: {vcore: 1000000000}}, {groups: [group0, group1, group2, group3, group4, group5, group6, group7, group8, group9], maxapplications: 100000, maxresources: {vcore: 1000000000}}]
                 queues:
                   - name: l3
-                    limits: [{users: ["*"], maxapplications: 100000}]
+                    limits: [{users: ["*"], maxapplications: 100000, maxresources: {vcore: 1000000000}}, {groups: [group0, group1, group2, group3, group4, group5, group6, group7, group8, group9], maxapplications: 100000, maxresources: {vcore: 1000000000}}]
                     queues:
 `)
 	for i := range leaves {
-		fmt.Fprintf(&b, "                      - name: leaf%d\n                        limits: [{users: [\"*\"], maxapplications: 100000}]\n", i)
+		fmt.Fprintf(&b, "                      - name: leaf%d\n                        limits: [{users: [\"*\"], maxapplications: 100000, maxresources: {vcore: 1000000000}}, {groups: [group0, group1, group2, group3, group4, group5, group6, group7, group8, group9], maxapplications: 100000, maxresources: {vcore: 1000000000}}]\n", i)
 	}
 	return b.String()
 }
@@ -122,7 +122,7 @@ func BenchmarkTracking(b *testing.B) {
 				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
 			}
 			for i := range 100 {
-				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.l1.l2.l3.leaf%d", i%10), User: fmt.Sprint("user", i)}, t0)
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.l1.l2.l3.leaf%d", i%10), User: fmt.Sprint("user", i), Groups: []string{fmt.Sprint("group", i%10)}}, t0)
 			}
 			for i := range b.N {
 				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
@@ -132,6 +132,13 @@ func BenchmarkTracking(b *testing.B) {
 			b.ResetTimer()
 			if got := p.Schedule(t0); got != b.N {
 				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+			b.StopTimer()
+			if _, ok := p.users.User("user0"); ok != tracked {
+				b.Fatalf("user0 tracked = %v, want %v", ok, tracked)
+			}
+			if err := p.Verify(); err != nil {
+				b.Fatal(err)
 			}
 		})
 	}

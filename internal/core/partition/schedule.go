@@ -99,7 +99,7 @@ func (p *Partition) Schedule(now time.Time) int {
 		if x.TaskGroup != "" && !x.Placeholder && p.replace(a, leaf, x, now) {
 			continue
 		}
-		if !p.users.Headroom(a.User, a.Group, a.QueuePath).Allows(x.Res) {
+		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.deferAsk(&s, a, x)
 			continue

@@ -133,6 +133,9 @@ func (p *Partition) Verify() error {
 		perUser[a.User] = v
 	}
 	for user, want := range perUser {
+		if p.users == nil {
+			break // tracking is off
+		}
 		got := resource.Vector{}
 		if u, ok := p.users.User(user); ok {
 			for name, n := range u.Queues.ResourceUsage {

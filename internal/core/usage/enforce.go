@@ -88,7 +88,7 @@ func (m *Manager) CanRunApp(user, group, queuePath, appID string) (ok bool, reas
 	if m == nil {
 		return true, ""
 	}
-	if a := m.apps[appID]; a != nil && a.user == user {
+	if a := m.running(appID); a != nil && a.user == user {
 		return true, ""
 	}
 	lv := m.known(queuePath)

@@ -14,6 +14,22 @@ type Manager struct {
 	groups map[string]*tracker
 	apps   map[string]*app // every running application by ID
 	emitFn func(Event)
+	// last is the application found by the latest lookup: the scheduler
+	// checks and then allocates for the same application, so most lookups
+	// repeat the previous one.
+	last *app
+}
+
+// running returns the running application with the ID, nil if none.
+func (m *Manager) running(appID string) *app {
+	if a := m.last; a != nil && a.id == appID {
+		return a
+	}
+	a := m.apps[appID]
+	if a != nil {
+		m.last = a
+	}
+	return a
 }
 
 // New returns a manager without limits or usage. Resource names are
@@ -69,6 +85,7 @@ func (m *Manager) Configure(root *config.QueueConfig) error {
 		m.releaseLevel(lv)
 	}
 	m.relink()
+	m.rebind()
 	for _, e := range events {
 		m.emit(e)
 	}

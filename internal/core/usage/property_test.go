@@ -184,6 +184,27 @@ func runModel(t *testing.T, seed uint64, steps int) {
 			t.Fatalf("step %d: %v", step, err)
 		}
 		compareModel(t, step, f.m, model)
+		compareAllows(t, step, f.m, model, rng)
+	}
+}
+
+// compareAllows checks that the cached bounds of every running application
+// give the same answer as the full Headroom walk, for asks just inside and
+// just outside the headroom and for random asks.
+func compareAllows(t *testing.T, step int, m *Manager, model map[string]*modelApp, rng *rand.Rand) {
+	t.Helper()
+	for id, a := range model {
+		h := m.Headroom(a.user, a.group, a.leaf)
+		asks := []resource.Vector{cpu(rng.Int64N(3000)), {}}
+		if n, ok := h.Limit(resource.VCoreIndex); ok && n >= 0 {
+			asks = append(asks, cpu(n), cpu(n+1))
+		}
+		for _, ask := range asks {
+			want := h.Allows(ask)
+			if got := m.Allows(a.user, a.group, a.leaf, id, ask); got != want {
+				t.Fatalf("step %d: Allows(%s, %v) = %v, Headroom says %v", step, id, ask, got, want)
+			}
+		}
 	}
 }
 

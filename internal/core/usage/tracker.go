@@ -50,6 +50,8 @@ type app struct {
 	// The tracker nodes of the app's path, leaf first. They cannot go away
 	// while the app runs, since the app counts as running in each.
 	userPath, groupPath []*node
+	// bounds are the limits on the app's path, for Allows (see bind).
+	bounds []bound
 }
 
 // Allocate adds res to the usage of the user and, when group is not empty,
@@ -63,13 +65,17 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 	if m == nil {
 		return nil
 	}
-	if err := checkIDs(user, queuePath, appID); err != nil {
-		return err
-	}
 	if res.HasNegative() {
 		return fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
 	}
-	a := m.apps[appID]
+	a := m.running(appID)
+	if a == nil {
+		// the IDs of a running application were checked at its start,
+		// and check compares the call's with them
+		if err := checkIDs(user, queuePath, appID); err != nil {
+			return err
+		}
+	}
 	if a != nil {
 		if err := a.check(user, group, queuePath); err != nil {
 			return err
@@ -89,14 +95,15 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 		}
 		a = m.start(user, group, queuePath, appID)
 	}
-	a.usage.Inc(res)
+	mask := res.Support()
+	a.usage.IncOn(&res, mask)
 	for _, n := range a.userPath {
-		n.usage.Inc(res)
+		n.usage.IncOn(&res, mask)
 	}
 	for _, n := range a.groupPath {
-		n.usage.Inc(res)
+		n.usage.IncOn(&res, mask)
 	}
-	if !res.IsZero() {
+	if mask != 0 {
 		m.emit(Event{Type: UserResource, Change: Add, ObjectID: user, ReferenceID: queuePath, Resource: res})
 		if group != "" {
 			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: res})
@@ -127,6 +134,7 @@ func (m *Manager) start(user, group, queuePath, appID string) *app {
 		a.groupPath = m.join(m.groups, group, a)
 		m.emit(Event{Type: AppLink, Change: Set, ObjectID: group, ReferenceID: appID})
 	}
+	m.bind(a)
 	m.apps[appID] = a
 	return a
 }
@@ -164,11 +172,11 @@ func (m *Manager) Release(user, group, queuePath, appID string, res resource.Vec
 	if m == nil {
 		return nil
 	}
-	if err := checkIDs(user, queuePath, appID); err != nil {
-		return err
-	}
-	a := m.apps[appID]
+	a := m.running(appID)
 	if a == nil {
+		if err := checkIDs(user, queuePath, appID); err != nil {
+			return err
+		}
 		return fmt.Errorf("application %s of user %s is not tracked in queue %s", appID, user, queuePath)
 	}
 	if err := a.check(user, group, queuePath); err != nil {
@@ -195,7 +203,7 @@ func (m *Manager) RemoveApp(appID string) bool {
 	if m == nil {
 		return false
 	}
-	a := m.apps[appID]
+	a := m.running(appID)
 	if a == nil {
 		return false
 	}
@@ -205,14 +213,15 @@ func (m *Manager) RemoveApp(appID string) bool {
 
 // sub subtracts res (at most a's usage) from a and its path.
 func (m *Manager) sub(a *app, res resource.Vector) {
-	a.usage.Dec(res)
+	mask := res.Support()
+	a.usage.DecOn(&res, mask)
 	for _, n := range a.userPath {
-		n.usage.Dec(res)
+		n.usage.DecOn(&res, mask)
 	}
 	for _, n := range a.groupPath {
-		n.usage.Dec(res)
+		n.usage.DecOn(&res, mask)
 	}
-	if !res.IsZero() {
+	if mask != 0 {
 		m.emit(Event{Type: UserResource, Change: Remove, ObjectID: a.user, ReferenceID: a.leaf.path, Resource: res})
 		if a.group != "" {
 			m.emit(Event{Type: GroupResource, Change: Remove, ObjectID: a.group, ReferenceID: a.leaf.path, Resource: res})
@@ -229,6 +238,9 @@ func (m *Manager) stop(a *app) {
 		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
 	}
 	delete(m.apps, a.id)
+	if m.last == a {
+		m.last = nil
+	}
 	m.releaseLevel(a.leaf)
 }
 

@@ -1,0 +1,50 @@
+package resource
+
+import "math/bits"
+
+// Support returns the types where v is not zero. Most vectors on the
+// scheduling path use two or three of the MaxTypes slots; the *On methods
+// below touch only the slots of a support mask.
+func (a *Vector) Support() Mask {
+	var m Mask
+	for i, x := range a {
+		if x != 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+// IncOn adds d to v on the types in m. It equals v.Inc(d) when m covers the
+// support of d.
+func (v *Vector) IncOn(d *Vector, m Mask) {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		v[i] += d[i]
+	}
+}
+
+// DecOn subtracts d from v on the types in m. It equals v.Dec(d) when m
+// covers the support of d.
+func (v *Vector) DecOn(d *Vector, m Mask) {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		v[i] -= d[i]
+	}
+}
+
+// AllowsAddOn is AllowsAdd restricted to the types in m: it equals
+// q.AllowsAdd(*used, *ask) when m covers the support of ask.
+func (q *Quota) AllowsAddOn(used, ask *Vector, m Mask) bool {
+	for m &= q.set; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		if ask[i] <= 0 {
+			continue
+		}
+		s := used[i] + ask[i]
+		if s < used[i] || s > q.limit[i] {
+			return false
+		}
+	}
+	return true
+}

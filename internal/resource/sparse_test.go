@@ -1,0 +1,61 @@
+package resource
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The *On methods must agree with their dense versions whenever the mask
+// covers the support, and must leave types outside the mask alone.
+func TestSparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n < 20000; n++ {
+		q := randQuota(rng)
+		used, ask := randVector(rng), randVector(rng)
+		m := ask.Support()
+		for i, x := range ask {
+			if (x != 0) != m.Has(Index(i)) {
+				t.Fatalf("Support(%v) = %b", ask, m)
+			}
+		}
+		if got, want := q.AllowsAddOn(&used, &ask, m), q.AllowsAdd(used, ask); got != want {
+			t.Fatalf("AllowsAddOn = %v, AllowsAdd = %v: q=%+v used=%v ask=%v", got, want, q, used, ask)
+		}
+		dense, sparse := used, used
+		dense.Inc(ask)
+		sparse.IncOn(&ask, m)
+		if dense != sparse {
+			t.Fatalf("IncOn = %v, Inc = %v", sparse, dense)
+		}
+		dense.Dec(ask)
+		sparse.DecOn(&ask, m)
+		if dense != sparse || dense != used {
+			t.Fatalf("DecOn = %v, Dec = %v, want %v", sparse, dense, used)
+		}
+		// a narrower mask leaves the other types untouched
+		part := used
+		part.IncOn(&ask, m&0b1)
+		for i := 1; i < MaxTypes; i++ {
+			if part[i] != used[i] {
+				t.Fatalf("IncOn with mask 1 changed type %d", i)
+			}
+		}
+	}
+}
+
+func TestSparseDoesNotAllocate(t *testing.T) {
+	a := Vector{1000, 1 << 30}
+	b := Vector{5, 6}
+	q := QuotaOf(Vector{1 << 40, 1 << 40})
+	m := b.Support()
+	for name, op := range map[string]func(){
+		"Support":     func() { sinkBool = a.Support() == 0 },
+		"IncOn":       func() { a.IncOn(&b, m) },
+		"DecOn":       func() { a.DecOn(&b, m) },
+		"AllowsAddOn": func() { sinkBool = q.AllowsAddOn(&a, &b, m) },
+	} {
+		if n := testing.AllocsPerRun(100, op); n != 0 {
+			t.Errorf("%s allocates %v times per call, want 0", name, n)
+		}
+	}
+}

@@ -48,6 +48,23 @@ type Allocation struct {
 	// replacement, preemption, timeout) waits for the RM's confirmation.
 	Released bool
 
+	// Preempted marks a victim of preemption: the RM was asked to release
+	// it with PREEMPTED_BY_SCHEDULER and it holds its resources until the
+	// RM confirms. PreemptedFor is the ask it makes room for.
+	Preempted    bool
+	PreemptedFor *Allocation
+	// TriggeredPreemption is set on an ask once it preempted; Victims
+	// counts its victims whose release the RM has not confirmed yet, and
+	// PreemptCheckedAt is its latest preemption attempt.
+	TriggeredPreemption bool
+	Victims             int
+	PreemptCheckedAt    time.Time
+	// TookFrom lists the leaf queues an allocation placed by preemption
+	// took its room from: until CooldownUntil those queues may not preempt
+	// it back (no preemption loops).
+	TookFrom      []string
+	CooldownUntil time.Time
+
 	class *class // the pending class while pending
 	gen   uint32 // incremented on every enqueue; stale class entries differ
 }

@@ -27,9 +27,15 @@ const (
 	// Reserved: no node fits now; the ask holds a reservation on a node
 	// and gets it as soon as enough is released there.
 	Reserved
+	// Preempting: victims were preempted for the ask on a node it has
+	// reserved; it is placed when the RM has released them.
+	Preempting
+	// GangDoesNotFit: the application's remaining placeholders do not all
+	// fit the cluster (or its queues) now; none is placed until they do.
+	GangDoesNotFit
 )
 
-var reasonNames = [...]string{"NotTried", "QueueMax", "MaxApplications", "NoNodeFits", "RequiredNodeUnavailable", "UserLimit", "WaitingForGang", "Reserved"}
+var reasonNames = [...]string{"NotTried", "QueueMax", "MaxApplications", "NoNodeFits", "RequiredNodeUnavailable", "UserLimit", "WaitingForGang", "Reserved", "Preempting", "GangDoesNotFit"}
 
 func (k ReasonKind) String() string {
 	if int(k) < len(reasonNames) {

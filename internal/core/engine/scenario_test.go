@@ -190,7 +190,7 @@ func (s *scenario) resources(kv map[string]string) resource.Vector {
 	m := map[string]int64{}
 	for k, v := range kv {
 		switch k {
-		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout":
+		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout", "nopreempt", "originator":
 			continue
 		}
 		if strings.HasPrefix(k, "ph.") || strings.HasPrefix(k, "tag.") {
@@ -368,7 +368,12 @@ func (s *scenario) do(line, heredoc string) {
 		need(2)
 		prio, _ := strconv.Atoi(kv["priority"])
 		x := &app.Allocation{Key: pos[1], AppID: pos[0], Res: s.resources(kv), Priority: int32(prio),
-			RequiredNode: kv["required"], Placeholder: kv["placeholder"] != "", TaskGroup: kv["group"], NodeID: kv["node"]}
+			RequiredNode: kv["required"], Placeholder: kv["placeholder"] != "", TaskGroup: kv["group"], NodeID: kv["node"],
+			// as the SI edge does for an absent policy, asks may preempt and be
+			// preempted unless nopreempt=self|other|both says otherwise
+			PreemptSelf:  kv["nopreempt"] != "self" && kv["nopreempt"] != "both",
+			PreemptOther: kv["nopreempt"] != "other" && kv["nopreempt"] != "both",
+			Originator:   kv["originator"] != ""}
 		if x.NodeID != "" {
 			s.lastErr = s.part(kv).AddAllocation(x, s.now)
 		} else {
@@ -489,6 +494,15 @@ func (s *scenario) expect(w []string) {
 		r, ok := s.rejAsks[pos[0]]
 		if !ok || (len(pos) > 1 && !strings.Contains(r, pos[1])) {
 			s.fail("ask %s rejection %q (rejected: %v), want it to contain %q", pos[0], r, ok, pos[1:])
+		}
+	case "not-released":
+		if term, ok := s.release[pos[0]+"/"+pos[1]]; ok {
+			s.fail("%s/%s was released to the RM (termination %d)", pos[0], pos[1], term)
+		}
+	case "preemptions":
+		want, _ := strconv.ParseUint(pos[0], 10, 64)
+		if got := s.part(kv).Stats.Preemptions; got != want {
+			s.fail("%d preemptions, want %d", got, want)
 		}
 	case "released":
 		term, ok := s.release[pos[0]+"/"+pos[1]]

@@ -108,6 +108,16 @@ func (n *Node) Forced() bool {
 	return false
 }
 
+// Each calls fn for the node's allocations, in no particular (but
+// deterministic) order, until fn returns false.
+func (n *Node) Each(fn func(*app.Allocation) bool) {
+	for _, x := range n.allocs {
+		if !fn(x) {
+			return
+		}
+	}
+}
+
 // AllocCount returns the number of allocations on the node.
 func (n *Node) AllocCount() int { return len(n.allocs) }
 

@@ -228,6 +228,11 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 	} else {
 		leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 		p.trackResize(a, delta)
+		if x.Preempted {
+			for q := leaf; q != nil; q = q.Parent {
+				q.Preempting.Inc(delta)
+			}
+		}
 		x.Forced = true
 		if n, ok := p.nodes[node]; ok {
 			n.Resize(delta)
@@ -340,6 +345,10 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 	}
 	a.Remove(key)
 	p.unreserveAsk(a.ID, key)
+	if x.Preempted && term == StoppedByRM {
+		term = PreemptedByScheduler // the RM confirms a preemption
+	}
+	p.victimGone(x, leaf)
 	if x.Pending() {
 		d := event.RequestCancel
 		if term == Timeout {

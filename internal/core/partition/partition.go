@@ -75,6 +75,8 @@ type Partition struct {
 type Stats struct {
 	Allocations uint64
 	Passes      uint64
+	// Preemptions counts the allocations preempted.
+	Preemptions uint64
 }
 
 // New creates a partition from a validated partition configuration.

@@ -133,14 +133,20 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 	if best == nil {
 		return false
 	}
-	k := reservationKey(a.ID, x.Key)
-	p.reserved[k] = &reservation{app: a, ask: x, node: best}
-	p.appReserved[a.ID] = k
-	best.ReservedFor = x.Key
-	p.emitNode(event.Add, event.NodeReservation, best.ID, x.Key, x.Res)
-	p.index.Update(best)
+	p.reserveNode(a, x, best)
 	a.SetWhy(x, app.Reason{Kind: app.Reserved, Object: best.ID})
 	return true
+}
+
+// reserveNode reserves node n for ask x of a, which must hold no
+// reservation and n must not be reserved.
+func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
+	k := reservationKey(a.ID, x.Key)
+	p.reserved[k] = &reservation{app: a, ask: x, node: n}
+	p.appReserved[a.ID] = k
+	n.ReservedFor = x.Key
+	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, x.Res)
+	p.index.Update(n)
 }
 
 // shortfall is how far ask is from fitting avail, as a sum of fractions of

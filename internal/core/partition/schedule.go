@@ -22,6 +22,8 @@ type pass struct {
 	// unplaced counts, per application, the asks that fit no node in this
 	// pass (for application.unschedasks.backoff)
 	unplaced map[*app.App]uint64
+	// preemptAttempts counts the preemption attempts of the pass.
+	preemptAttempts int
 }
 
 func (s *pass) knownUnplaceable(r resource.Vector) bool {
@@ -105,12 +107,16 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		if q := blockingMax(leaf, x.Res); q != nil {
-			a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
+			if !p.tryPreempt(&s, a, leaf, x, now) {
+				a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
+			}
 			p.deferAsk(&s, a, x)
 			continue
 		}
 		if s.knownUnplaceable(x.Res) {
-			a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
+			if !p.tryPreempt(&s, a, leaf, x, now) {
+				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
+			}
 			p.deferAsk(&s, a, x)
 			if p.backoff(&s, a, leaf, now) {
 				t.SkipApp(leaf, a)
@@ -124,6 +130,10 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			if x.RequiredNode == "" {
 				s.remember(x.Res)
+				if p.tryPreempt(&s, a, leaf, x, now) {
+					p.deferAsk(&s, a, x)
+					continue
+				}
 				if !p.maybeReserve(a, x, now) {
 					if _, has := p.reserved[reservationKey(a.ID, x.Key)]; !has {
 						a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
@@ -228,6 +238,9 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 // allocate applies one decision: ask x of a goes to node n.
 func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n *node.Node, now time.Time) {
 	p.unreserveAsk(a.ID, x.Key)
+	if x.TriggeredPreemption {
+		x.CooldownUntil = now.Add(PreemptionCooldown)
+	}
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)
 	p.index.Update(n)

@@ -119,6 +119,7 @@ func (p *Partition) Verify() error {
 		return al, pe, n
 	}
 	walk(p.tree.Root)
+	p.verifyPreempting(bad)
 	if err := p.tree.Verify(); err != nil {
 		bad("queue ordering: %v", err)
 	}

@@ -55,6 +55,10 @@ type Queue struct {
 
 	Allocated resource.Vector
 	Pending   resource.Vector
+	// Preempting is what preemption victims here and below still hold
+	// until the RM releases them (REST preemptingResource). The partition
+	// maintains it.
+	Preempting resource.Vector
 	// RunningApps counts the applications that hold resources or are
 	// allowed to start (reference §2.6), here and below.
 	RunningApps uint64
@@ -177,6 +181,11 @@ func (q *Queue) CanSubmit(user string, groups []string) bool {
 	}
 	return false
 }
+
+// AdjustPriority is the priority a request of priority p in this queue has
+// as seen from the queue's parent: priority.offset added, or the offset
+// alone below a priority.policy=fence queue.
+func (q *Queue) AdjustPriority(p int32) int32 { return q.priorityAfterPolicy(p) }
 
 // priorityAfterPolicy applies priority.offset and priority.policy.
 func (q *Queue) priorityAfterPolicy(p int32) int32 {

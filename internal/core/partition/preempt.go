@@ -1,0 +1,562 @@
+package partition
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/node"
+	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// Guaranteed-based preemption across queues (reference §2.12, §2.13). An
+// ask that cannot be placed, in a queue still below its guaranteed
+// resources, may take room from allocations of other queues that are above
+// theirs: never below a victim queue's guarantee, never from its own leaf
+// queue, never from higher priorities, never across a preemption fence.
+// The victims for one ask are on one node (plus, when a queue max blocks
+// the ask, what the queue needs from other nodes); they are released
+// through the RM and the node is reserved for the ask until they are gone.
+
+// PreemptionRetry is how long an ask waits between two preemption
+// attempts (reference §2.12).
+const PreemptionRetry = 15 * time.Second
+
+// PreemptionCooldown is how long an allocation placed by preemption is
+// protected from being preempted back by the queues it took from.
+const PreemptionCooldown = 5 * time.Minute
+
+// maxPreemptAttempts bounds the preemption attempts of one pass.
+const maxPreemptAttempts = 10
+
+// preemptPlan is a decision: the node the ask will get and the victims
+// to release for it.
+type preemptPlan struct {
+	node    *node.Node
+	victims []*app.Allocation
+}
+
+// victimLeaf describes a leaf queue whose allocations may be victims of
+// the current ask.
+type victimLeaf struct {
+	leaf *queue.Queue
+	// chain is the leaf and its ancestors below the common ancestor with
+	// the ask's queue: the queues a victim's release takes usage from.
+	chain []*queue.Queue
+	// askPrio is the ask's priority seen from that common ancestor.
+	askPrio int32
+}
+
+// prio is an allocation's priority seen from the common ancestor.
+func (l *victimLeaf) prio(p int32) int32 {
+	for _, q := range l.chain {
+		p = q.AdjustPriority(p)
+	}
+	return p
+}
+
+// preemptionEnabled reports the partition's preemption.enabled switch.
+func (p *Partition) preemptionEnabled() bool {
+	return p.cfg == nil || p.cfg.Preemption.Enabled
+}
+
+// tryPreempt is called for an ask the pass could not place. When the ask
+// may preempt now and suitable victims exist, it releases them, reserves
+// the node for the ask and reports true.
+func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Allocation, now time.Time) bool {
+	if !p.preemptionEnabled() || !x.PreemptOther || x.RequiredNode != "" || x.Victims > 0 || x.Placeholder {
+		return false
+	}
+	if due := x.Created.Add(leaf.Props.PreemptionDelay); now.Before(due) {
+		p.wakeAt(due)
+		return false
+	}
+	if !x.PreemptCheckedAt.IsZero() {
+		if due := x.PreemptCheckedAt.Add(PreemptionRetry); now.Before(due) {
+			p.wakeAt(due)
+			return false
+		}
+	}
+	if s.preemptAttempts >= maxPreemptAttempts {
+		p.wakeAt(now)
+		return false
+	}
+	s.preemptAttempts++
+	x.PreemptCheckedAt = now
+	plan, ok := p.planPreemption(leaf, x, now)
+	if !ok {
+		return false
+	}
+	p.applyPreemption(a, x, plan, now)
+	return true
+}
+
+// underGuarantee reports whether the ask's queue may trigger preemption
+// (law 4): some queue on its path guarantees a type the ask uses, and the
+// ask fits every such guarantee on top of what the queue holds.
+func underGuarantee(leaf *queue.Queue, ask resource.Vector) bool {
+	constrained := false
+	for q := leaf; q != nil && q.Parent != nil; q = q.Parent {
+		for i, x := range ask {
+			if x <= 0 {
+				continue
+			}
+			g, ok := q.Guaranteed.Limit(resource.Index(i))
+			if !ok {
+				continue
+			}
+			constrained = true
+			if q.Allocated[i]+x > g {
+				return false
+			}
+		}
+	}
+	return constrained
+}
+
+// fenceRoot is the top of the subtree victims may come from (law 7): the
+// first queue up from the leaf that is a preemption fence, the first whose
+// max the ask would exceed (freeing room outside it would not help), or
+// the root.
+func fenceRoot(leaf *queue.Queue, ask resource.Vector) *queue.Queue {
+	q := leaf
+	for q.Parent != nil && q.Props.PreemptionPolicy != config.PolicyFence && q.Max.AllowsAdd(q.Allocated, ask) {
+		q = q.Parent
+	}
+	return q
+}
+
+// victimLeaves lists the leaves below top whose allocations may be victims
+// of an ask in askLeaf: not askLeaf itself (law 3), not a leaf whose
+// preemption.policy is disabled, not inside a fenced subtree that does not
+// hold askLeaf (fences work both ways).
+func victimLeaves(top, askLeaf *queue.Queue, askPrio int32) map[*queue.Queue]*victimLeaf {
+	out := map[*queue.Queue]*victimLeaf{}
+	var walk func(q *queue.Queue)
+	walk = func(q *queue.Queue) {
+		if q != top && q.Props.PreemptionPolicy == config.PolicyFence && !isAncestor(q, askLeaf) {
+			return
+		}
+		if !q.Leaf {
+			for _, c := range q.Children() {
+				walk(c)
+			}
+			return
+		}
+		if q == askLeaf || q.Props.PreemptionPolicy == config.PolicyDisabled || q.Allocated.IsZero() {
+			return
+		}
+		lca := commonAncestor(q, askLeaf)
+		vl := &victimLeaf{leaf: q, askPrio: askPrio}
+		for c := q; c != lca; c = c.Parent {
+			vl.chain = append(vl.chain, c)
+		}
+		for c := askLeaf; c != lca; c = c.Parent {
+			vl.askPrio = c.AdjustPriority(vl.askPrio)
+		}
+		out[q] = vl
+	}
+	walk(top)
+	return out
+}
+
+func isAncestor(anc, q *queue.Queue) bool {
+	for ; q != nil; q = q.Parent {
+		if q == anc {
+			return true
+		}
+	}
+	return false
+}
+
+func commonAncestor(a, b *queue.Queue) *queue.Queue {
+	for q := a; q != nil; q = q.Parent {
+		if isAncestor(q, b) {
+			return q
+		}
+	}
+	return nil
+}
+
+// victim is a candidate victim with what the selection needs of it.
+type victim struct {
+	x    *app.Allocation
+	leaf *victimLeaf
+	prio int32
+}
+
+// victimBefore orders victims: those that allow preemption before those
+// that opted out, non-originators before originators, lower priority
+// first, newest first, then by application and key for determinism.
+func victimBefore(a, b victim) int {
+	switch {
+	case a.x.PreemptSelf != b.x.PreemptSelf:
+		if a.x.PreemptSelf {
+			return -1
+		}
+		return 1
+	case a.x.Originator != b.x.Originator:
+		if !a.x.Originator {
+			return -1
+		}
+		return 1
+	case a.prio != b.prio:
+		if a.prio < b.prio {
+			return -1
+		}
+		return 1
+	case !a.x.Allocated.Equal(b.x.Allocated):
+		if a.x.Allocated.After(b.x.Allocated) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.x.AppID, b.x.AppID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.x.Key, b.x.Key)
+}
+
+// shares reports whether v uses a type the ask needs.
+func shares(v, ask resource.Vector) bool {
+	for i := range v {
+		if v[i] > 0 && ask[i] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// guard keeps victim queues at or above their guarantees (laws 2 and 5)
+// while victims are chosen: taken is what chosen victims remove from each
+// queue, on top of what earlier preemptions are already removing.
+type guard struct {
+	taken map[*queue.Queue]resource.Vector
+}
+
+// allows reports whether v may be taken without any queue of its chain
+// dropping below its guarantee in a type v uses.
+func (g *guard) allows(v victim) bool {
+	for _, q := range v.leaf.chain {
+		t := g.taken[q]
+		for i, r := range v.x.Res {
+			if r <= 0 {
+				continue
+			}
+			if lim, ok := q.Guaranteed.Limit(resource.Index(i)); ok && q.Allocated[i]-q.Preempting[i]-t[i]-r < lim {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (g *guard) add(v victim, sign int64) {
+	for _, q := range v.leaf.chain {
+		t := g.taken[q]
+		for i, r := range v.x.Res {
+			t[i] += sign * r
+		}
+		g.taken[q] = t
+	}
+}
+
+// planPreemption decides the victims for ask x of leaf, or reports false.
+// It changes nothing.
+func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now time.Time) (preemptPlan, bool) {
+	if !underGuarantee(leaf, x.Res) {
+		return preemptPlan{}, false
+	}
+	top := fenceRoot(leaf, x.Res)
+	if top == leaf {
+		return preemptPlan{}, false
+	}
+	leaves := victimLeaves(top, leaf, x.Priority)
+	if len(leaves) == 0 {
+		return preemptPlan{}, false
+	}
+	eligible := func(v *app.Allocation) (victim, bool) {
+		if v.Preempted || v.Released || v.Placeholder || v.RequiredNode != "" || v.NodeID == "" || !shares(v.Res, x.Res) {
+			return victim{}, false
+		}
+		if now.Before(v.CooldownUntil) && slices.Contains(v.TookFrom, leaf.Path) {
+			return victim{}, false
+		}
+		a := p.apps[v.AppID]
+		if a == nil {
+			return victim{}, false
+		}
+		vl := leaves[p.leafOf(a)]
+		if vl == nil {
+			return victim{}, false
+		}
+		pr := vl.prio(v.Priority)
+		if pr > vl.askPrio {
+			return victim{}, false // law 6
+		}
+		return victim{x: v, leaf: vl, prio: pr}, true
+	}
+	g := guard{taken: map[*queue.Queue]resource.Vector{}}
+	var best preemptPlan
+	var bestScore [3]int64
+	var cands, chosen []victim
+	// blocked: a queue max stops the ask, so victims must also make room
+	// in the queues; the node may have room already
+	blocked := blockingMax(leaf, x.Res) != nil
+	if blocked {
+		best.node = p.findNode(x)
+	}
+	p.index.Ascend(func(n *node.Node) bool {
+		if best.node != nil && blocked && len(best.victims) == 0 {
+			return false
+		}
+		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
+			return true
+		}
+		avail := n.Available()
+		if x.Res.Fits(avail) {
+			return true // placeable without victims: not a preemption node
+		}
+		cands = cands[:0]
+		n.Each(func(v *app.Allocation) bool {
+			if c, ok := eligible(v); ok {
+				cands = append(cands, c)
+			}
+			return true
+		})
+		if len(cands) == 0 {
+			return true
+		}
+		slices.SortFunc(cands, victimBefore)
+		chosen = chosen[:0]
+		for _, c := range cands {
+			if x.Res.Fits(avail) {
+				break
+			}
+			if !helps(c.x.Res, x.Res, avail) || !g.allows(c) {
+				continue
+			}
+			g.add(c, 1)
+			chosen = append(chosen, c)
+			avail.Inc(c.x.Res)
+		}
+		if !x.Res.Fits(avail) {
+			for _, c := range chosen {
+				g.add(c, -1)
+			}
+			return true
+		}
+		// keep only what is needed, dropping the most protected first
+		for i := len(chosen) - 1; i >= 0; i-- {
+			if x.Res.Fits(avail.Sub(chosen[i].x.Res)) {
+				avail.Dec(chosen[i].x.Res)
+				g.add(chosen[i], -1)
+				chosen = slices.Delete(chosen, i, i+1)
+			}
+		}
+		score := [3]int64{int64(len(chosen)), 0, 0}
+		for _, c := range chosen {
+			if !c.x.PreemptSelf {
+				score[1]++
+			}
+			if c.x.Originator {
+				score[1]++
+			}
+			score[2] += int64(c.prio)
+		}
+		for _, c := range chosen {
+			g.add(c, -1)
+		}
+		if best.node == nil || less3(score, bestScore) {
+			best.node, bestScore = n, score
+			best.victims = best.victims[:0]
+			for _, c := range chosen {
+				best.victims = append(best.victims, c.x)
+			}
+		}
+		return true
+	})
+	if best.node == nil {
+		return preemptPlan{}, false
+	}
+	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
+		return preemptPlan{}, false
+	}
+	return best, true
+}
+
+// queueRoom adds victims from any node until every queue on the ask's
+// path has room for it once the victims are gone (plan.victims grows in
+// place). It reports false when the eligible victims do not suffice.
+func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*app.Allocation, leaves map[*queue.Queue]*victimLeaf, eligible func(*app.Allocation) (victim, bool), g *guard) bool {
+	removed := func(q *queue.Queue) resource.Vector {
+		var r resource.Vector
+		for _, v := range *victims {
+			if isAncestor(q, p.leafOf(p.apps[v.AppID])) {
+				r.Inc(v.Res)
+			}
+		}
+		return r
+	}
+	fits := func() bool {
+		for q := leaf; q != nil; q = q.Parent {
+			if !q.Max.AllowsAdd(q.Allocated.Sub(removed(q)), x.Res) {
+				return false
+			}
+		}
+		return true
+	}
+	if fits() {
+		return true
+	}
+	taken := map[*app.Allocation]bool{}
+	for _, v := range *victims {
+		taken[v] = true
+		if c, ok := eligible(v); ok {
+			g.add(c, 1)
+		}
+	}
+	var cands []victim
+	for q := range leaves {
+		for _, a := range q.Apps() {
+			a.Each(func(v *app.Allocation) bool {
+				if c, ok := eligible(v); ok && !taken[v] {
+					cands = append(cands, c)
+				}
+				return true
+			})
+		}
+	}
+	slices.SortFunc(cands, victimBefore)
+	for _, c := range cands {
+		if !g.allows(c) {
+			continue
+		}
+		g.add(c, 1)
+		*victims = append(*victims, c.x)
+		if fits() {
+			return true
+		}
+	}
+	return false
+}
+
+// helps reports whether freeing v brings the ask closer to fitting avail.
+func helps(v, ask, avail resource.Vector) bool {
+	for i := range v {
+		if v[i] > 0 && ask[i] > avail[i] {
+			return true
+		}
+	}
+	return false
+}
+
+func less3(a, b [3]int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// applyPreemption carries out a plan: every victim is marked, counted as
+// preempting in its queues and released to the RM with
+// PREEMPTED_BY_SCHEDULER; the node is reserved for the ask.
+func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptPlan, now time.Time) {
+	x.TriggeredPreemption = true
+	x.TookFrom = x.TookFrom[:0]
+	for _, v := range plan.victims {
+		va := p.apps[v.AppID]
+		vleaf := p.leafOf(va)
+		v.Preempted = true
+		v.PreemptedFor = x
+		for q := vleaf; q != nil; q = q.Parent {
+			q.Preempting.Inc(v.Res)
+		}
+		x.Victims++
+		if !slices.Contains(x.TookFrom, vleaf.Path) {
+			x.TookFrom = append(x.TookFrom, vleaf.Path)
+		}
+		msg := "preempted by " + x.Key + " of application " + a.ID
+		p.Out.Released = append(p.Out.Released, Released{
+			Partition: p.Name, AppID: v.AppID, AllocationKey: v.Key, Termination: PreemptedByScheduler, Message: msg,
+		})
+		p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
+	}
+	p.Stats.Preemptions += uint64(len(plan.victims))
+	if k, has := p.appReserved[a.ID]; has {
+		p.unreserve(k)
+	}
+	if plan.node.ReservedFor == "" {
+		p.reserveNode(a, x, plan.node)
+	}
+	a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: plan.node.ID})
+}
+
+// victimGone updates the preemption bookkeeping when a preempted
+// allocation leaves (the RM confirmed its release, or its application
+// went).
+func (p *Partition) victimGone(v *app.Allocation, leaf *queue.Queue) {
+	if !v.Preempted {
+		return
+	}
+	v.Preempted = false
+	for q := leaf; q != nil; q = q.Parent {
+		q.Preempting.Dec(v.Res)
+	}
+	if f := v.PreemptedFor; f != nil {
+		f.Victims--
+		v.PreemptedFor = nil
+	}
+}
+
+// verifyPreempting checks that every queue's Preempting equals what the
+// preempted allocations here and below hold, and that every preemptor's
+// outstanding victim count matches its victims.
+func (p *Partition) verifyPreempting(bad func(string, ...any)) {
+	want := map[*queue.Queue]resource.Vector{}
+	victims := map[*app.Allocation]int{}
+	for _, a := range p.apps {
+		leaf := p.leafOf(a)
+		a.Each(func(x *app.Allocation) bool {
+			if !x.Preempted {
+				return true
+			}
+			if x.NodeID == "" {
+				bad("allocation %s/%s is preempted but not allocated", a.ID, x.Key)
+			}
+			for q := leaf; q != nil; q = q.Parent {
+				v := want[q]
+				v.Inc(x.Res)
+				want[q] = v
+			}
+			if x.PreemptedFor != nil {
+				victims[x.PreemptedFor]++
+			}
+			return true
+		})
+	}
+	var walk func(q *queue.Queue)
+	walk = func(q *queue.Queue) {
+		if q.Preempting != want[q] {
+			bad("queue %s: preempting %v, preempted allocations hold %v", q.Path, q.Preempting, want[q])
+		}
+		for _, c := range q.Children() {
+			walk(c)
+		}
+	}
+	walk(p.tree.Root)
+	for _, a := range p.apps {
+		a.Each(func(x *app.Allocation) bool {
+			if x.Victims != victims[x] {
+				bad("ask %s/%s counts %d victims, %d are preempted for it", a.ID, x.Key, x.Victims, victims[x])
+			}
+			return true
+		})
+	}
+}

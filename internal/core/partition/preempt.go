@@ -279,6 +279,12 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 	if len(leaves) == 0 {
 		return preemptPlan{}, false
 	}
+	byApp := map[string]*victimLeaf{}
+	for q, vl := range leaves {
+		for _, a := range q.Apps() {
+			byApp[a.ID] = vl
+		}
+	}
 	eligible := func(v *app.Allocation) (victim, bool) {
 		if v.Preempted || v.Released || v.Placeholder || v.RequiredNode != "" || v.NodeID == "" || !shares(v.Res, x.Res) {
 			return victim{}, false
@@ -286,11 +292,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		if now.Before(v.CooldownUntil) && slices.Contains(v.TookFrom, leaf.Path) {
 			return victim{}, false
 		}
-		a := p.apps[v.AppID]
-		if a == nil {
-			return victim{}, false
-		}
-		vl := leaves[p.leafOf(a)]
+		vl := byApp[v.AppID]
 		if vl == nil {
 			return victim{}, false
 		}
@@ -330,6 +332,13 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		})
 		if len(cands) == 0 {
 			return true
+		}
+		most := avail
+		for _, c := range cands {
+			most.Inc(c.x.Res)
+		}
+		if !x.Res.Fits(most) {
+			return true // even every candidate would not make room
 		}
 		slices.SortFunc(cands, victimBefore)
 		chosen = chosen[:0]

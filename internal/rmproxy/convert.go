@@ -129,7 +129,9 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 		r.User, r.Groups = a.Ugi.User, a.Ugi.Groups
 	}
 	// rejections are reported by the partition itself
-	_ = p.AddApp(r, now)
+	if err := p.AddApp(r, now); err != nil {
+		s.noteRejected(rmID, r, p.Name, err.Error(), now)
+	}
 	return nil
 }
 

@@ -39,6 +39,8 @@ type Service struct {
 	callbacks map[string]api.ResourceManagerCallback
 	pending   map[string]*partition.Outbox
 	events    map[string]*eventBuffer
+
+	snaps snapState
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
@@ -83,11 +85,14 @@ func (s *Service) Cycle() int {
 	work := s.inbox
 	s.inbox = nil
 	s.mu.Unlock()
+	s.snaps.own.Lock()
 	now := s.clk.Now()
 	for _, f := range work {
 		f(now)
 	}
 	made := s.eng.Step(now)
+	s.afterStep(len(work), made)
+	s.snaps.own.Unlock()
 	s.deliver(now, true)
 	return made
 }
@@ -117,6 +122,9 @@ func (s *Service) call(f func(now time.Time) error) error {
 		if stopped {
 			return ErrStopped
 		}
+		s.snaps.own.Lock()
+		defer s.snaps.own.Unlock()
+		defer s.changedSync()
 		return f(s.clk.Now())
 	}
 	res := make(chan error, 1)
@@ -152,8 +160,10 @@ func (s *Service) loop() {
 		if stopped {
 			return
 		}
-		s.eng.Step(now)
+		made := s.eng.Step(now)
+		s.afterStep(len(work), made)
 		s.deliver(now, false)
+		s.serveSnapshots(now)
 	}
 }
 
@@ -195,10 +205,11 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 	if cb == nil {
 		return nil, errors.New("register: nil callback")
 	}
-	err := s.call(func(time.Time) error {
+	err := s.call(func(now time.Time) error {
 		if err := s.eng.RegisterRM(req.RmID, req.PolicyGroup, req.Config, req.ExtraConfig); err != nil {
 			return err
 		}
+		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })

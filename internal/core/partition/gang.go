@@ -2,11 +2,13 @@ package partition
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -186,6 +188,72 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 		if a.State == app.Resuming && len(a.Placeholders()) == 0 {
 			p.appState(a, app.RunEvent, now, "")
 		}
+		p.dirty = true // a resumed gang schedules its asks normally
 	}
 	return len(due) > 0
+}
+
+// placeGang places the pending placeholders of gang application a all
+// together or not at all (issue: a gang is never half-placed). It first
+// checks that their sum fits the user's limits and every queue max on the
+// path, then tries every placeholder on the nodes with the earlier ones
+// tentatively counted, undoes the trial, and only when all fit allocates
+// them. Two gangs competing for the same room thus never hold partial
+// placeholders that block each other. It returns how many it placed and
+// the reason when it placed none.
+func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int, app.Reason) {
+	var phs []*app.Allocation
+	var sum resource.Vector
+	a.Each(func(x *app.Allocation) bool {
+		if x.Placeholder && x.Pending() {
+			phs = append(phs, x)
+			sum.Inc(x.Res)
+		}
+		return true
+	})
+	slices.SortFunc(phs, func(x, y *app.Allocation) int {
+		if x.Priority != y.Priority {
+			return int(y.Priority) - int(x.Priority)
+		}
+		return strings.Compare(x.Key, y.Key)
+	})
+	if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, sum) {
+		return 0, app.Reason{Kind: app.UserLimit, Object: a.User}
+	}
+	if q := blockingMax(leaf, sum); q != nil {
+		return 0, app.Reason{Kind: app.QueueMax, Object: q.Path}
+	}
+	type trial struct {
+		n   *node.Node
+		res resource.Vector
+	}
+	tried := make([]trial, 0, len(phs))
+	ok := true
+	for _, x := range phs {
+		n := p.findNode(x)
+		if n == nil {
+			ok = false
+			break
+		}
+		n.Resize(x.Res)
+		p.index.Update(n)
+		tried = append(tried, trial{n, x.Res})
+	}
+	for i := len(tried) - 1; i >= 0; i-- {
+		tried[i].n.Resize(neg(tried[i].res))
+		p.index.Update(tried[i].n)
+	}
+	if !ok {
+		return 0, app.Reason{Kind: app.GangDoesNotFit}
+	}
+	made := 0
+	for _, x := range phs {
+		n := p.findNode(x)
+		if n == nil {
+			break // cannot happen: the trial placed the same asks in the same order
+		}
+		p.allocate(a, leaf, x, n, now)
+		made++
+	}
+	return made, app.Reason{}
 }

@@ -101,6 +101,18 @@ func (p *Partition) Schedule(now time.Time) int {
 		if x.TaskGroup != "" && !x.Placeholder && p.replace(a, leaf, x, now) {
 			continue
 		}
+		if x.Placeholder {
+			n, why := p.placeGang(a, leaf, now)
+			made += n
+			if n == 0 {
+				// the placeholder timeout runs while the gang waits for
+				// room, so a gang that never fits resumes or fails
+				p.startGangTimer(a, now)
+				a.SetWhyAll(why)
+				t.SkipApp(leaf, a)
+			}
+			continue
+		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.deferAsk(&s, a, x)

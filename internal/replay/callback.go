@@ -35,6 +35,14 @@ func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
 		}
 	}
 	for _, rel := range r.Released {
+		if rel.TerminationType == si.TerminationType_PREEMPTED_BY_SCHEDULER {
+			// like a kubelet killing the pod, the RM confirms a preemption
+			// at once: the victim's resources go to the preemptor
+			s.queued.release = append(s.queued.release, &si.AllocationRelease{
+				ApplicationID: rel.ApplicationID, AllocationKey: rel.AllocationKey,
+				TerminationType: si.TerminationType_PREEMPTED_BY_SCHEDULER,
+			})
+		}
 		t := s.byKey[rel.AllocationKey]
 		if t == nil || t.allocAt < 0 {
 			continue

@@ -569,3 +569,79 @@ func (p *Partition) verifyPreempting(bad func(string, ...any)) {
 		})
 	}
 }
+
+// tryRequiredNodePreempt makes room for an ask that must run on one node
+// (a DaemonSet pod, reference §2.14): it ignores queue guarantees and
+// preemption policies, takes victims from that node only, never other
+// required-node allocations or higher priorities, and prefers regular
+// allocations, then opted-out ones, then originators; within each, lower
+// priority, newest and smaller first. One attempt per ask.
+func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now time.Time) bool {
+	if !p.preemptionEnabled() || x.Victims > 0 || !x.PreemptCheckedAt.IsZero() {
+		return false
+	}
+	n, ok := p.nodes[x.RequiredNode]
+	if !ok || !n.Schedulable || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
+		return false
+	}
+	x.PreemptCheckedAt = now
+	var cands []*app.Allocation
+	n.Each(func(v *app.Allocation) bool {
+		if !v.Preempted && !v.Released && v.RequiredNode == "" && v.Priority <= x.Priority && shares(v.Res, x.Res) {
+			cands = append(cands, v)
+		}
+		return true
+	})
+	rank := func(v *app.Allocation) int {
+		switch {
+		case v.Originator:
+			return 2
+		case !v.PreemptSelf:
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(cands, func(u, v *app.Allocation) int {
+		if r, s := rank(u), rank(v); r != s {
+			return r - s
+		}
+		if u.Priority != v.Priority {
+			return int(u.Priority) - int(v.Priority)
+		}
+		if !u.Allocated.Equal(v.Allocated) {
+			if u.Allocated.After(v.Allocated) {
+				return -1
+			}
+			return 1
+		}
+		if su, sv := resource.DominantShare(u.Res, n.Capacity), resource.DominantShare(v.Res, n.Capacity); su != sv {
+			if su < sv {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(u.AppID, v.AppID); c != 0 {
+			return c
+		}
+		return strings.Compare(u.Key, v.Key)
+	})
+	avail := n.Available()
+	var victims []*app.Allocation
+	for _, v := range cands {
+		if x.Res.Fits(avail) {
+			break
+		}
+		if helps(v.Res, x.Res, avail) {
+			victims = append(victims, v)
+			avail.Inc(v.Res)
+		}
+	}
+	if !x.Res.Fits(avail) || len(victims) == 0 {
+		return false
+	}
+	if n.ReservedFor != "" && n.ReservedFor != x.Key {
+		p.unreserveNode(n) // a required-node ask outranks a reservation
+	}
+	p.applyPreemption(a, x, preemptPlan{node: n, victims: victims}, now)
+	return true
+}

@@ -151,7 +151,7 @@ func (p *Partition) Schedule(now time.Time) int {
 						a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 					}
 				}
-			} else {
+			} else if !p.tryRequiredNodePreempt(a, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.RequiredNodeUnavailable, Object: x.RequiredNode})
 			}
 			p.deferAsk(&s, a, x)

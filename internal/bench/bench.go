@@ -133,9 +133,16 @@ func waitFor(what string, cond func() bool, c *counter) error {
 }
 
 // Run executes one scenario and returns what it measured.
-func Run(sc Scenario) (Result, error) {
+func Run(sc Scenario) (Result, error) { return RunWith(sc, nil) }
+
+// RunWith is Run with setup applied to the service before the RM
+// registers (to install hooks, for instance); setup may be nil.
+func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	svc := rmproxy.New(clock.Real{})
 	defer svc.Stop()
+	if setup != nil {
+		setup(svc)
+	}
 	c := &counter{done: make(chan struct{})}
 	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues)}, c); err != nil {
 		return Result{}, err

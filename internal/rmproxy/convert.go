@@ -83,7 +83,11 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 	case si.NodeInfo_DRAIN_TO_SCHEDULABLE:
 		return p.SetSchedulable(n.NodeID, true)
 	case si.NodeInfo_DECOMISSION:
-		return p.RemoveNode(n.NodeID, now)
+		if err := p.RemoveNode(n.NodeID, now); err != nil {
+			return err
+		}
+		s.tally.NodesRemoved++
+		return nil
 	}
 	return fmt.Errorf("node %s: unknown action %v", n.NodeID, n.Action)
 }
@@ -93,6 +97,7 @@ func (s *Service) applyApps(req *si.ApplicationRequest, now time.Time) {
 		if a == nil {
 			continue
 		}
+		s.tally.AppsSubmitted++
 		if err := s.addApp(req.RmID, a, now); err != nil {
 			s.local(req.RmID).RejectedApps = append(s.local(req.RmID).RejectedApps,
 				partition.Rejected{AppID: a.ApplicationID, Reason: err.Error()})
@@ -103,6 +108,7 @@ func (s *Service) applyApps(req *si.ApplicationRequest, now time.Time) {
 			continue
 		}
 		if p, err := s.eng.Partition(req.RmID, r.PartitionName); err == nil {
+			s.noteRemoval(p, r.ApplicationID)
 			p.RemoveApp(r.ApplicationID, now)
 		}
 	}
@@ -128,9 +134,15 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	if a.Ugi != nil {
 		r.User, r.Groups = a.Ugi.User, a.Ugi.Groups
 	}
-	// rejections are reported by the partition itself
+	// rejections are reported by the partition itself; the queue asked
+	// for, when it exists, counts them
 	if err := p.AddApp(r, now); err != nil {
 		s.noteRejected(rmID, r, p.Name, err.Error(), now)
+		if s.counting() {
+			if q, ok := p.Tree().Queue(a.QueueName); ok {
+				s.tally.queue(p.Name, q.Path).Rejected++
+			}
+		}
 	}
 	return nil
 }
@@ -162,6 +174,7 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 				var keys []string
 				a.Each(func(x *app.Allocation) bool { keys = append(keys, x.Key); return true })
 				for _, k := range keys {
+					s.countRMRelease(p, a, k)
 					p.Release(r.ApplicationID, k, now)
 				}
 			}
@@ -173,6 +186,9 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 		if r.TerminationType == si.TerminationType_PLACEHOLDER_REPLACED {
 			p.ConfirmReplacement(r.ApplicationID, r.AllocationKey, now)
 			continue
+		}
+		if a, ok := p.App(r.ApplicationID); ok {
+			s.countRMRelease(p, a, r.AllocationKey)
 		}
 		p.Release(r.ApplicationID, r.AllocationKey, now)
 	}

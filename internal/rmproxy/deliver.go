@@ -20,6 +20,12 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 		if o := s.pending[id]; o != nil && !o.Empty() {
 			boxes = append([]partition.Outbox{o.Take()}, boxes...)
 		}
+		for i := range boxes {
+			if s.counting() {
+				s.countBox(id, &boxes[i])
+			}
+			s.logRejections(id, &boxes[i])
+		}
 		cb := s.callbacks[id]
 		if cb == nil || len(boxes) == 0 {
 			continue

@@ -62,6 +62,9 @@ func (s *Service) bufferEvent(rmID string, r event.Record) {
 		s.events[rmID] = b
 	}
 	b.add(r)
+	if s.hooks.Event != nil {
+		s.hooks.Event(rmID, r)
+	}
 }
 
 func (s *Service) eventToSI(r event.Record, now time.Time) *si.EventRecord {

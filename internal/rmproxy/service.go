@@ -41,6 +41,11 @@ type Service struct {
 	events    map[string]*eventBuffer
 
 	snaps snapState
+	hooks Hooks
+	tally Tally
+	// removedApps maps (partition, app ID) to the queue of applications
+	// removed since the last tally report
+	removedApps map[QueueKey]string
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
@@ -90,10 +95,11 @@ func (s *Service) Cycle() int {
 	for _, f := range work {
 		f(now)
 	}
-	made := s.eng.Step(now)
+	made := s.step(now)
 	s.afterStep(len(work), made)
 	s.snaps.own.Unlock()
 	s.deliver(now, true)
+	s.reportTally()
 	return made
 }
 
@@ -160,11 +166,23 @@ func (s *Service) loop() {
 		if stopped {
 			return
 		}
-		made := s.eng.Step(now)
+		made := s.step(now)
 		s.afterStep(len(work), made)
 		s.deliver(now, false)
+		s.reportTally()
 		s.serveSnapshots(now)
 	}
+}
+
+// step runs one engine step, timed when a hook wants the duration.
+func (s *Service) step(now time.Time) int {
+	if s.hooks.Step == nil {
+		return s.eng.Step(now)
+	}
+	start := time.Now()
+	made := s.eng.Step(now)
+	s.hooks.Step(time.Since(start), made)
+	return made
 }
 
 // Stop stops the service goroutine after the work already queued.
@@ -213,6 +231,12 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.callbacks[req.RmID] = cb
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })
+		if s.hooks.Extra != nil {
+			s.hooks.Extra(rmID, req.ExtraConfig)
+		}
+		if l := s.hooks.Logger; l != nil {
+			l.Info("resource manager registered", "rmID", rmID, "policyGroup", req.PolicyGroup)
+		}
 		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
 			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil
@@ -231,7 +255,19 @@ func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error 
 		return errors.New("update configuration: nil request")
 	}
 	return s.call(func(now time.Time) error {
-		return s.eng.UpdateConfig(req.RmID, req.Config, req.ExtraConfig, now)
+		if err := s.eng.UpdateConfig(req.RmID, req.Config, req.ExtraConfig, now); err != nil {
+			if l := s.hooks.Logger; l != nil {
+				l.Warn("configuration update rejected", "rmID", req.RmID, "err", err)
+			}
+			return err
+		}
+		if s.hooks.Extra != nil && req.ExtraConfig != nil {
+			s.hooks.Extra(req.RmID, req.ExtraConfig)
+		}
+		if l := s.hooks.Logger; l != nil {
+			l.Info("configuration updated", "rmID", req.RmID)
+		}
+		return nil
 	})
 }
 

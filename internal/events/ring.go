@@ -1,0 +1,158 @@
+// Package events owns the scheduler's event history for REST clients: a
+// bounded ring buffer of event records with increasing IDs, the batch API
+// (/ws/v1/events/batch) and the streaming API (/ws/v1/events/stream) over
+// it (reference §5 and §7).
+//
+// Appending never blocks the scheduler: it takes a short lock, overwrites
+// the oldest record when the ring is full (counting the drop), and hands
+// the record to each open stream without waiting; a stream whose buffer is
+// full is disconnected instead.
+package events
+
+import (
+	"sync"
+
+	"github.com/paddock-sched/paddock/internal/core/event"
+)
+
+// Defaults of the extra configuration keys (reference §1.11).
+const (
+	DefaultRingCapacity      = 100000
+	DefaultMaxStreams        = 100
+	DefaultMaxStreamsPerHost = 15
+	DefaultRESTResponseSize  = 10000
+	// StreamBuffer is how many records a stream may fall behind before it
+	// is disconnected as a slow consumer.
+	StreamBuffer = 1000
+)
+
+// Entry is a stored record with its ID.
+type Entry struct {
+	ID     uint64
+	Record event.Record
+}
+
+// Ring is the bounded event history. IDs start at 0 and increase by one
+// per record; they are never reused, also across resizes.
+type Ring struct {
+	mu      sync.Mutex
+	buf     []Entry
+	start   int // index of the oldest entry
+	n       int
+	next    uint64 // ID of the next record
+	dropped uint64
+	subs    map[*subscription]struct{}
+}
+
+// NewRing returns an empty ring holding at most capacity records
+// (DefaultRingCapacity when capacity <= 0).
+func NewRing(capacity int) *Ring {
+	if capacity <= 0 {
+		capacity = DefaultRingCapacity
+	}
+	return &Ring{buf: make([]Entry, capacity), subs: map[*subscription]struct{}{}}
+}
+
+// Append stores a record, dropping the oldest when the ring is full, and
+// offers it to every open stream. It never blocks on a reader.
+func (r *Ring) Append(rec event.Record) {
+	r.mu.Lock()
+	e := Entry{ID: r.next, Record: rec}
+	r.next++
+	if r.n == len(r.buf) {
+		r.buf[r.start] = e
+		r.start = (r.start + 1) % len(r.buf)
+		r.dropped++
+	} else {
+		r.buf[(r.start+r.n)%len(r.buf)] = e
+		r.n++
+	}
+	for s := range r.subs {
+		if !s.offer(e) {
+			delete(r.subs, s)
+		}
+	}
+	r.mu.Unlock()
+}
+
+// Capacity is the most records the ring holds.
+func (r *Ring) Capacity() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.buf)
+}
+
+// Len is the number of records held.
+func (r *Ring) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
+}
+
+// Dropped is how many records were overwritten (or cut by a resize)
+// before anyone could have read them from the ring.
+func (r *Ring) Dropped() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+// Resize changes the capacity in place, keeping the newest records.
+func (r *Ring) Resize(capacity int) {
+	if capacity <= 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if capacity == len(r.buf) {
+		return
+	}
+	keep := min(r.n, capacity)
+	buf := make([]Entry, capacity)
+	for i := range keep {
+		buf[i] = r.buf[(r.start+r.n-keep+i)%len(r.buf)]
+	}
+	r.dropped += uint64(r.n - keep)
+	r.buf, r.start, r.n = buf, 0, keep
+}
+
+// bounds returns the lowest and highest stored IDs (both 0 when empty);
+// r.mu is held.
+func (r *Ring) bounds() (lowest, highest uint64) {
+	if r.n == 0 {
+		return 0, 0
+	}
+	return r.buf[r.start].ID, r.next - 1
+}
+
+// Range returns at most count records with IDs from start on (from the
+// lowest stored ID when start is older), oldest first, with the lowest and
+// highest IDs stored.
+func (r *Ring) Range(start uint64, count int) (lowest, highest uint64, out []Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lowest, highest = r.bounds()
+	if r.n == 0 || count <= 0 || start > highest {
+		return lowest, highest, nil
+	}
+	skip := 0
+	if start > lowest {
+		skip = int(start - lowest)
+	}
+	k := min(count, r.n-skip)
+	out = make([]Entry, k)
+	for i := range k {
+		out[i] = r.buf[(r.start+skip+i)%len(r.buf)]
+	}
+	return lowest, highest, out
+}
+
+// newest returns the newest count records, oldest first; r.mu is held.
+func (r *Ring) newest(count int) []Entry {
+	k := min(max(count, 0), r.n)
+	out := make([]Entry, k)
+	for i := range k {
+		out[i] = r.buf[(r.start+r.n-k+i)%len(r.buf)]
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package events
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/core/event"
+)
+
+func rec(i int) event.Record {
+	return event.Record{Type: event.App, Change: event.Add, Detail: event.AppNew, ObjectID: fmt.Sprintf("app-%d", i), Time: int64(i)}
+}
+
+func ids(es []Entry) []uint64 {
+	out := make([]uint64, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func TestRingDropsOldestAndCounts(t *testing.T) {
+	r := NewRing(4)
+	if lo, hi, got := r.Range(0, 10); lo != 0 || hi != 0 || got != nil {
+		t.Fatalf("empty ring: %d %d %v", lo, hi, got)
+	}
+	for i := range 6 {
+		r.Append(rec(i))
+	}
+	lo, hi, got := r.Range(0, 10)
+	if lo != 2 || hi != 5 || fmt.Sprint(ids(got)) != "[2 3 4 5]" {
+		t.Fatalf("range = %d %d %v", lo, hi, ids(got))
+	}
+	if got[0].Record.ObjectID != "app-2" {
+		t.Fatalf("oldest kept record = %s", got[0].Record.ObjectID)
+	}
+	if r.Dropped() != 2 || r.Len() != 4 {
+		t.Fatalf("dropped %d len %d", r.Dropped(), r.Len())
+	}
+	if _, _, got := r.Range(4, 1); fmt.Sprint(ids(got)) != "[4]" {
+		t.Fatalf("range from 4 count 1 = %v", ids(got))
+	}
+	if _, _, got := r.Range(6, 10); len(got) != 0 {
+		t.Fatalf("range past the end = %v", ids(got))
+	}
+}
+
+func TestRingResizeKeepsNewest(t *testing.T) {
+	r := NewRing(5)
+	for i := range 5 {
+		r.Append(rec(i))
+	}
+	r.Resize(2)
+	if lo, hi, got := r.Range(0, 10); lo != 3 || hi != 4 || len(got) != 2 {
+		t.Fatalf("after shrink: %d %d %v", lo, hi, ids(got))
+	}
+	if r.Dropped() != 3 {
+		t.Fatalf("dropped = %d", r.Dropped())
+	}
+	r.Resize(10)
+	r.Append(rec(5))
+	if _, _, got := r.Range(0, 10); fmt.Sprint(ids(got)) != "[3 4 5]" || r.Capacity() != 10 {
+		t.Fatalf("after grow: %v cap %d", ids(got), r.Capacity())
+	}
+	r.Resize(0) // ignored
+	if r.Capacity() != 10 {
+		t.Fatalf("Resize(0) changed the capacity to %d", r.Capacity())
+	}
+}
+
+func TestSlowSubscriptionIsCutNotWaitedFor(t *testing.T) {
+	r := NewRing(100)
+	sub, _, err := r.subscribe("h", 0, 3, 10, 10, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for i := range 50 { // nobody reads sub: this must not block
+			r.Append(rec(i))
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append blocked on a slow subscription")
+	}
+	select {
+	case <-sub.done:
+	default:
+		t.Fatal("slow subscription not closed")
+	}
+	if !r.unsubscribe(sub) {
+		t.Fatal("subscription not reported slow")
+	}
+	if len(sub.ch) != 3 {
+		t.Fatalf("queued %d records, want the 3 that fitted", len(sub.ch))
+	}
+}
+
+func TestSubscribeLimits(t *testing.T) {
+	r := NewRing(10)
+	for i := range 5 {
+		r.Append(rec(i))
+	}
+	a, back, err := r.subscribe("a", 2, 10, 3, 2, time.Now())
+	if err != nil || fmt.Sprint(ids(back)) != "[3 4]" {
+		t.Fatalf("first: %v %v", ids(back), err)
+	}
+	if _, _, err := r.subscribe("a", 0, 10, 3, 2, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.subscribe("a", 0, 10, 3, 2, time.Now()); err != errTooManyForHost {
+		t.Fatalf("third from host a: %v", err)
+	}
+	if _, _, err := r.subscribe("b", 0, 10, 3, 2, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.subscribe("c", 0, 10, 3, 2, time.Now()); err != errTooManyStreams {
+		t.Fatalf("fourth stream: %v", err)
+	}
+	r.unsubscribe(a)
+	if _, _, err := r.subscribe("c", 0, 10, 3, 2, time.Now()); err != nil {
+		t.Fatalf("after a stream closed: %v", err)
+	}
+	r.closeStreams()
+	if _, _, err := r.subscribe("d", 0, 10, 3, 2, time.Now()); err != errRingClosed {
+		t.Fatalf("after close: %v", err)
+	}
+	r.Append(rec(9)) // still works with no streams
+	if r.Len() != 6 {
+		t.Fatalf("len %d", r.Len())
+	}
+}
+
+func BenchmarkAppend(b *testing.B) {
+	r := NewRing(DefaultRingCapacity)
+	x := rec(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Append(x)
+	}
+}

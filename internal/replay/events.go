@@ -17,10 +17,24 @@ func (s *sim) handle(ev borg.Event, now time.Duration) {
 		s.machine(ev.Machine)
 	case borg.KindTask:
 		s.task(ev.Task, now)
+	case borg.KindJob:
+		s.job(ev.Job)
 	}
-	// job events carry nothing the replay needs: applications are created
-	// with their first task (2011 jobs have no priority of their own) and
-	// complete by themselves when their last task is gone
+}
+
+// job keeps the user of a 2019 collection: its instances do not name one.
+// Otherwise job events carry nothing the replay needs: applications are
+// created with their first task (2011 jobs have no priority of their own)
+// and complete by themselves when their last task is gone.
+func (s *sim) job(e borg.JobEvent) {
+	if !s.v2019 || e.User == "" {
+		return
+	}
+	if e.Type.Ends() {
+		delete(s.jobUsers, e.JobID)
+		return
+	}
+	s.jobUsers[e.JobID] = e.User
 }
 
 func nodeID(machine int64) string { return strconv.FormatInt(machine, 10) }
@@ -70,11 +84,19 @@ func (s *sim) app(job int64, user string, tier int) string {
 	s.apps[job] = id
 	s.appJob[id] = job
 	if user == "" {
+		user = s.jobUsers[job]
+	}
+	if user == "" {
 		user = "unknown"
+	}
+	user = sanitizeUser(user)
+	if !s.users[user] {
+		s.users[user] = true
+		s.stats.Users++
 	}
 	s.queued.apps = append(s.queued.apps, &si.AddApplicationRequest{
 		ApplicationID: id, QueueName: "root." + tiers[tier].queue,
-		Ugi: &si.UserGroupInformation{User: sanitizeUser(user)},
+		Ugi: &si.UserGroupInformation{User: user},
 	})
 	s.stats.Jobs++
 	return id

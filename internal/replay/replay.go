@@ -127,6 +127,8 @@ type sim struct {
 	initial   []*task // tasks submitted at trace time 0
 	verifyErr error
 	v2019     bool
+	jobUsers  map[int64]string // 2019: user of each live collection
+	users     map[string]bool
 }
 
 type taskID struct{ job, index int64 }
@@ -180,6 +182,9 @@ func Run(opts Options) (*Summary, error) {
 		nodes:  map[int64]bool{},
 		stats:  newSummary(opts),
 		v2019:  tr.Format() == borg.Format2019,
+
+		jobUsers: map[int64]string{},
+		users:    map[string]bool{},
 	}
 	s.logOut = opts.Log
 	s.svc = rmproxy.NewManual(s.clk)

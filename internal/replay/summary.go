@@ -29,6 +29,7 @@ type Summary struct {
 
 	Nodes, RejectedNodes, SkippedMachines int
 	Jobs                                  int
+	Users                                 int // distinct users of the applications
 	Submitted, Scheduled, Recovered       int
 	Withdrawn, Lost, ZeroRequests         int
 	RejectedAsks, RejectedApps            int
@@ -157,7 +158,7 @@ func (s *Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
 	fmt.Fprintf(&b, "nodes          %d (%d rejected, %d machines without capacity skipped)\n", s.Nodes, s.RejectedNodes, s.SkippedMachines)
-	fmt.Fprintf(&b, "jobs           %d applications\n", s.Jobs)
+	fmt.Fprintf(&b, "jobs           %d applications of %d users\n", s.Jobs, s.Users)
 	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",
 		s.Recovered, s.Submitted, s.Scheduled, s.PendingAtEnd, s.Withdrawn, s.Lost)
 	if s.RejectedAsks+s.RejectedApps+s.RejectedRecoveries > 0 {

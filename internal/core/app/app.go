@@ -44,6 +44,9 @@ type App struct {
 	Pending   resource.Vector
 	// PlaceholderAllocated sums the allocated placeholders.
 	PlaceholderAllocated resource.Vector
+	// GangTimedOut is set when the placeholder timeout fired: a Soft gang
+	// then schedules its asks normally.
+	GangTimedOut bool
 
 	// QueueIndex is the app's position in its leaf queue's ordering and
 	// SortShare its fair-share sort key there; the queue package owns both.

@@ -156,6 +156,7 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 			continue
 		}
 		waiting := a.State == app.New || a.State == app.Accepted
+		a.GangTimedOut = true
 		if waiting {
 			if hardGang(a) {
 				p.appState(a, app.FailEvent, now, "ResourceReservationTimeout")
@@ -256,4 +257,11 @@ func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int
 		made++
 	}
 	return made, app.Reason{}
+}
+
+// waitsForGang reports whether a real ask of a must wait: the application
+// is a gang that has not started running (all placeholders placed) and
+// whose placeholder timeout has not fired.
+func waitsForGang(a *app.App) bool {
+	return !a.PlaceholderAsk.IsZero() && !a.GangTimedOut && (a.State == app.New || a.State == app.Accepted)
 }

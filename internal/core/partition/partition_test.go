@@ -158,15 +158,17 @@ partitions:
             resources: {max: {vcore: 20}}
             queues:
               - name: l1
-                resources: {max: {vcore: 8}}
+                resources: {max: {vcore: 8}, guaranteed: {vcore: 4}}
                 properties: {application.sort.policy: fair}
               - name: l2
                 maxapplications: 3
           - name: p2
             queues:
               - name: l3
+                resources: {guaranteed: {vcore: 6}}
                 properties: {priority.offset: "5"}
               - name: l4
+                resources: {guaranteed: {vcore: 3}}
 `
 
 // TestRandomOperationsKeepInvariants drives the partition with random
@@ -174,6 +176,12 @@ partitions:
 // every roll-up matches a recomputation, and no queue exceeds its max.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
 	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
+	preempted, gangsRan := false, false
+	defer func() {
+		if !t.Failed() && (!preempted || !gangsRan) {
+			t.Errorf("the random runs never preempted (%v) or never started a gang (%v): the invariants were not exercised", preempted, gangsRan)
+		}
+	}()
 	for seed := uint64(1); seed <= seeds(); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		p := mustPartition(t, deepTree)
@@ -196,7 +204,8 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 				id := apps[rng.IntN(len(apps))]
 				keyN++
 				k := fmt.Sprint("k", keyN)
-				if p.AddAsk(&app.Allocation{Key: k, AppID: id, Priority: int32(rng.IntN(3)), Res: vec(int64(1+rng.IntN(4))*500, int64(1+rng.IntN(4))<<29)}, now) == nil {
+				if p.AddAsk(&app.Allocation{Key: k, AppID: id, Priority: int32(rng.IntN(3)), Res: vec(int64(1+rng.IntN(4))*500, int64(1+rng.IntN(4))<<29),
+					PreemptSelf: rng.IntN(4) > 0, PreemptOther: true}, now) == nil {
 					keys[id] = append(keys[id], k)
 				}
 			case op < 13 && len(apps) > 0:
@@ -242,6 +251,14 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 				// the RM confirms the placeholder replacements it was told of
 				out := p.Out.Take()
 				for _, r := range out.Released {
+					if r.Termination == PreemptedByScheduler {
+						if rng.IntN(3) > 0 {
+							p.Release(r.AppID, r.AllocationKey, now) // the RM stops the victim
+						} else {
+							p.Out.Released = append(p.Out.Released, r) // later
+						}
+						continue
+					}
 					if r.Termination == PlaceholderReplaced && rng.IntN(3) > 0 {
 						p.ConfirmReplacement(r.AppID, r.AllocationKey, now)
 					} else if r.Termination == PlaceholderReplaced {
@@ -261,8 +278,47 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 					}
 				}
 			default:
+				before := map[*queue.Queue]resource.Vector{}
+				states := map[string]app.State{}
+				held := map[string]resource.Vector{}
+				p.Tree().Each(func(q *queue.Queue) { before[q] = q.Preempting })
+				p.EachApp(func(a *app.App) bool { states[a.ID], held[a.ID] = a.State, a.PlaceholderAllocated; return true })
+				outBefore := len(p.Out.Allocations)
 				p.Schedule(now)
 				p.Tick(now)
+				// no queue is preempted below its guarantee
+				p.Tree().Each(func(q *queue.Queue) {
+					for i := range q.Preempting {
+						g, ok := q.Guaranteed.Limit(resource.Index(i))
+						if ok && q.Preempting[i] > before[q][i] && q.Allocated[i]-q.Preempting[i] < g {
+							t.Fatalf("seed %d step %d: queue %s preempted below its guarantee: allocated %v, preempting %v, guaranteed %d",
+								seed, step, q.Path, q.Allocated, q.Preempting, g)
+						}
+					}
+					if q.Preempting != before[q] {
+						preempted = true
+					}
+				})
+				// gangs start running only with every placeholder placed:
+				// what they held before the pass plus what it placed (a
+				// real ask may drop a placeholder later in the same pass)
+				for _, x := range p.Out.Allocations[outBefore:] {
+					if x.Placeholder {
+						v := held[x.AppID]
+						v.Inc(x.Res)
+						held[x.AppID] = v
+					}
+				}
+				p.EachApp(func(a *app.App) bool {
+					if !a.PlaceholderAsk.IsZero() && !a.GangTimedOut && a.State == app.Running && (states[a.ID] == app.Accepted || states[a.ID] == app.New) &&
+						held[a.ID] != a.PlaceholderAsk {
+						t.Fatalf("seed %d step %d: gang %s running with placeholders %v of %v (states %v)", seed, step, a.ID, held[a.ID], a.PlaceholderAsk, a.StateLog)
+					}
+					if !a.PlaceholderAsk.IsZero() && a.State == app.Running && states[a.ID] != app.Running {
+						gangsRan = true
+					}
+					return true
+				})
 			}
 			if err := p.Verify(); err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)

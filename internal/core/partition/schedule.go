@@ -101,6 +101,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		if x.TaskGroup != "" && !x.Placeholder && p.replace(a, leaf, x, now) {
 			continue
 		}
+		if !x.Placeholder && waitsForGang(a) {
+			a.SetWhy(x, app.Reason{Kind: app.WaitingForGang})
+			p.deferAsk(&s, a, x)
+			continue
+		}
 		if x.Placeholder {
 			n, why := p.placeGang(a, leaf, now)
 			made += n

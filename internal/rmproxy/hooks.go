@@ -47,8 +47,8 @@ type QueueTally struct {
 // Tally counts outcomes. It is reused after the Tally hook returns: the
 // hook must copy what it keeps.
 type Tally struct {
-	// Allocated, Released and RejectedAllocs count allocations made,
-	// allocations released (by the RM or the scheduler) and asks or
+	// Allocated, Released and RejectedAllocs count allocations the
+	// scheduler made (not those the RM placed itself), allocations released (by the RM or the scheduler) and asks or
 	// allocations rejected.
 	Allocated, Released, RejectedAllocs int
 	// AppsSubmitted counts applications the RMs submitted; AppsAccepted
@@ -103,7 +103,6 @@ func (s *Service) reportTally() {
 // countBox tallies an outbox about to be delivered.
 func (s *Service) countBox(rmID string, b *partition.Outbox) {
 	t := &s.tally
-	t.Allocated += len(b.Allocations)
 	t.Released += len(b.Released)
 	t.RejectedAllocs += len(b.RejectedAllocs)
 	t.AppsAccepted += len(b.AcceptedApps)
@@ -122,6 +121,10 @@ func (s *Service) countBox(rmID string, b *partition.Outbox) {
 		return s.removedApps[QueueKey{p.Name, appID}]
 	}
 	for _, x := range b.Allocations {
+		if x.Forced {
+			continue // the RM placed it (recovery): not a scheduling decision
+		}
+		t.Allocated++
 		if q := leaf(x.AppID); q != "" {
 			t.queue(p.Name, q).Allocated++
 		}

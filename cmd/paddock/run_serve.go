@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/serve"
+)
+
+func init() {
+	register(command{name: "serve", summary: "run the scheduler: gRPC SI for remote RMs, REST metrics and events", run: runServe})
+}
+
+// exitServeFailed is serve's exit code when a listener or the shutdown
+// fails.
+const exitServeFailed = 4
+
+// shutdownTimeout bounds the graceful shutdown.
+const shutdownTimeout = 15 * time.Second
+
+// serveStarted, when set (tests), is called with the running server.
+var serveStarted func(*serve.Server)
+
+// runServe runs the scheduler until SIGINT or SIGTERM.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	restAddr := fs.String("rest-addr", serve.DefaultRESTAddr, "REST listen address (metrics, events)")
+	grpcAddr := fs.String("grpc-addr", serve.DefaultGRPCAddr, "gRPC listen address (SI Scheduler and Admin services)")
+	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key, REST and gRPC use TLS")
+	key := fs.String("tls-key", "", "TLS private key file (PEM)")
+	token := fs.String("token", "", "bearer token required on every REST request and gRPC call (default $PADDOCK_TOKEN)")
+	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
+	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: paddock serve [options]")
+		fmt.Fprintln(stderr, "Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;")
+		fmt.Fprintln(stderr, "REST serves /ws/v1/metrics, /ws/v1/events/batch and /ws/v1/events/stream.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if (*cert == "") != (*key == "") {
+		fmt.Fprintln(stderr, "serve: -tls-cert and -tls-key go together")
+		return exitUsage
+	}
+	logs := logging.NewText(stderr)
+	if *logLevel != "" {
+		if err := logs.Apply(map[string]string{"log.level": *logLevel}); err != nil {
+			fmt.Fprintf(stderr, "serve: -log-level: %v\n", err)
+			return exitUsage
+		}
+	}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, Logs: logs}
+	if o.Token == "" {
+		o.Token = os.Getenv("PADDOCK_TOKEN")
+	}
+	if *cert != "" {
+		pair, err := tls.LoadX509KeyPair(*cert, *key)
+		if err != nil {
+			fmt.Fprintf(stderr, "serve: TLS: %v\n", err)
+			return exitIOError
+		}
+		o.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
+	if *cfgFile != "" {
+		text, err := serve.ReadConfig(*cfgFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "serve: -config: %v\n", err)
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+				return exitIOError
+			}
+			return exitInvalidConfig
+		}
+		o.Config = text
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveUntil(ctx, o, stderr)
+}
+
+// serveUntil runs a server until ctx ends, then shuts it down.
+func serveUntil(ctx context.Context, o serve.Options, stderr io.Writer) int {
+	s, err := serve.Start(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return exitServeFailed
+	}
+	if serveStarted != nil {
+		serveStarted(s)
+	}
+	code := exitOK
+	select {
+	case <-ctx.Done():
+	case err := <-s.Err():
+		fmt.Fprintf(stderr, "serve: REST server failed: %v\n", err)
+		code = exitServeFailed
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "serve: shutdown: %v\n", err)
+		code = exitServeFailed
+	}
+	return code
+}

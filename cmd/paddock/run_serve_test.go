@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/serve"
+)
+
+func TestServeRejectsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("partitions: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"extra"}, exitUsage, "unexpected argument"},
+		{[]string{"-tls-cert", "c.pem"}, exitUsage, "go together"},
+		{[]string{"-log-level", "loud"}, exitUsage, "invalid level"},
+		{[]string{"-config", filepath.Join(dir, "missing.yaml")}, exitIOError, "-config"},
+		{[]string{"-config", bad}, exitInvalidConfig, "-config"},
+		{[]string{"-tls-cert", filepath.Join(dir, "c.pem"), "-tls-key", filepath.Join(dir, "k.pem")}, exitIOError, "TLS"},
+		{[]string{"-rest-addr", "256.0.0.1:1", "-grpc-addr", "127.0.0.1:0"}, exitServeFailed, "REST listen"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(append([]string{"serve"}, tc.args...), &out, &errOut); code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+			t.Errorf("serve %q = %d (%s), want %d with %q", tc.args, code, errOut.String(), tc.code, tc.msg)
+		}
+	}
+}
+
+func TestServeUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan *serve.Server, 1)
+	serveStarted = func(s *serve.Server) { started <- s }
+	defer func() { serveStarted = nil }()
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() {
+		done <- serveUntil(ctx, serve.Options{RESTAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", Logs: logging.NewText(&bytes.Buffer{})}, &errOut)
+	}()
+	var s *serve.Server
+	select {
+	case s = <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	resp, err := http.Get("http://" + s.RESTAddr() + "/ws/v1/metrics")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("metrics: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if _, err := http.Get("http://" + s.RESTAddr() + "/ws/v1/metrics"); err == nil {
+		t.Fatal("REST still answers after shutdown")
+	}
+}

@@ -1,0 +1,245 @@
+// Package serve assembles a running Paddock scheduler: the scheduler
+// service, the gRPC Scheduler Interface for remote resource managers, and
+// the REST endpoints (metrics, events), with shared logging, optional TLS
+// and an optional bearer token, and a graceful shutdown. `paddock serve`
+// is a thin flag layer over it; tests start it on loopback ports.
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/events"
+	"github.com/paddock-sched/paddock/internal/grpcserver"
+	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/metrics"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
+	"github.com/paddock-sched/paddock/si"
+	"github.com/paddock-sched/paddock/si/api"
+)
+
+// Default listen addresses. REST is YuniKorn's fixed port; gRPC is the
+// next one up.
+const (
+	DefaultRESTAddr = ":9080"
+	DefaultGRPCAddr = ":9081"
+)
+
+// Options configure a Server.
+type Options struct {
+	// RESTAddr and GRPCAddr are TCP listen addresses ("127.0.0.1:0" picks
+	// a free port).
+	RESTAddr, GRPCAddr string
+	// TLS, when set, serves both REST and gRPC over TLS.
+	TLS *tls.Config
+	// Token, when set, is the bearer token every REST request and gRPC
+	// call must carry ("Authorization: Bearer <token>").
+	Token string
+	// Config is a queues.yaml used for RMs that register without a
+	// configuration of their own ("" means the built-in default).
+	Config string
+	// Logs are the loggers; their levels follow the RMs' extra
+	// configuration (log.level, log.<name>.level). Text on stderr when nil.
+	Logs *logging.Set
+	// Events configures the event history (defaults when zero).
+	Events events.Options
+	// GRPC configures the gRPC server; TLS, Token and Logger are set from
+	// the fields above.
+	GRPC grpcserver.Options
+	// Clock is the scheduler's clock; the real clock when nil.
+	Clock clock.Clock
+}
+
+// Server is a running scheduler with its network endpoints.
+type Server struct {
+	svc     *rmproxy.Service
+	grpc    *grpcserver.Server
+	http    *http.Server
+	events  *events.Service
+	metrics *metrics.Metrics
+	logs    *logging.Set
+	log     *slog.Logger
+
+	restAddr, grpcAddr net.Addr
+	serveErr           chan error
+	stopOnce           sync.Once
+}
+
+// ReadConfig reads and validates a queues.yaml file for Options.Config.
+func ReadConfig(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := config.Parse(b); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return string(b), nil
+}
+
+// Start starts the scheduler and listens on both addresses.
+func Start(o Options) (*Server, error) {
+	if o.Logs == nil {
+		o.Logs = logging.NewText(os.Stderr)
+	}
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Config != "" {
+		if _, err := config.Parse([]byte(o.Config)); err != nil {
+			return nil, fmt.Errorf("serve: initial configuration: %w", err)
+		}
+	}
+	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1)}
+	s.svc = rmproxy.New(o.Clock)
+	if o.Events.Logger == nil {
+		o.Events.Logger = o.Logs.Logger(logging.Events)
+	}
+	o.Events.Registry = s.svc.Registry()
+	s.events = events.New(o.Events)
+	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
+	hooks := s.metrics.Hooks()
+	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
+	hooks.Extra = s.applyExtra
+	hooks.Logger = o.Logs.Logger(logging.RMProxy)
+	s.svc.SetHooks(hooks)
+
+	var sched api.SchedulerAPI = s.svc
+	if o.Config != "" {
+		sched = defaultConfig{SchedulerAPI: s.svc, config: o.Config}
+	}
+	g := o.GRPC
+	g.TLSConfig, g.Token, g.Logger = o.TLS, o.Token, o.Logs.Logger(logging.RPC)
+	s.grpc = grpcserver.New(sched, g)
+	addr, err := s.grpc.Listen(o.GRPCAddr)
+	if err != nil {
+		s.svc.Stop()
+		return nil, err
+	}
+	s.grpcAddr = addr
+
+	lis, err := net.Listen("tcp", o.RESTAddr)
+	if err != nil {
+		s.grpc.Stop()
+		s.svc.Stop()
+		return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
+	}
+	s.restAddr = lis.Addr()
+	s.http = &http.Server{Handler: s.handler(o.Token), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
+		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
+	go func() {
+		var err error
+		if o.TLS != nil {
+			err = s.http.ServeTLS(lis, "", "")
+		} else {
+			err = s.http.Serve(lis)
+		}
+		if !errors.Is(err, http.ErrServerClosed) {
+			s.serveErr <- err
+		}
+	}()
+	s.log.Info("paddock serving", "rest", s.restAddr.String(), "grpc", s.grpcAddr.String(), "tls", o.TLS != nil, "token", o.Token != "")
+	return s, nil
+}
+
+// handler is the REST mux behind the token check.
+func (s *Server) handler(token string) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/ws/v1/metrics", s.metrics.Handler())
+	mux.Handle("/ws/v1/events/batch", s.events.BatchHandler())
+	mux.Handle("/ws/v1/events/stream", s.events.StreamHandler())
+	if token == "" {
+		return mux
+	}
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			msg := "missing or wrong bearer token in the Authorization header"
+			_ = json.NewEncoder(w).Encode(events.ErrorInfo{StatusCode: http.StatusUnauthorized, Message: msg, Description: msg})
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// applyExtra applies an RM's extra configuration to logging and events
+// (runs on the scheduler goroutine; both are quick).
+func (s *Server) applyExtra(rmID string, extra map[string]string) {
+	if err := s.logs.Apply(extra); err != nil {
+		s.log.Warn("extra configuration", "rmID", rmID, "err", err)
+	}
+	if err := s.events.Apply(extra); err != nil {
+		s.log.Warn("extra configuration", "rmID", rmID, "err", err)
+	}
+}
+
+// RESTAddr and GRPCAddr are the addresses listened on.
+func (s *Server) RESTAddr() string { return s.restAddr.String() }
+func (s *Server) GRPCAddr() string { return s.grpcAddr.String() }
+
+// Service is the scheduler service.
+func (s *Server) Service() *rmproxy.Service { return s.svc }
+
+// Events is the event history.
+func (s *Server) Events() *events.Service { return s.events }
+
+// Metrics are the metrics.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// Err reports a listener that failed after Start.
+func (s *Server) Err() <-chan error { return s.serveErr }
+
+// Shutdown stops gracefully: event streams end after what they have
+// queued, REST requests in flight finish (until ctx ends), RMs' gRPC
+// streams end with Unavailable, then the scheduler stops.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.stopOnce.Do(func() {
+		s.log.Info("paddock shutting down")
+		s.events.Close()
+		err = s.http.Shutdown(ctx)
+		if err != nil {
+			_ = s.http.Close()
+		}
+		s.grpc.Stop()
+		s.svc.Stop()
+		s.log.Info("paddock stopped")
+	})
+	return err
+}
+
+// defaultConfig gives RMs that register without a configuration the
+// server's -config file.
+type defaultConfig struct {
+	api.SchedulerAPI
+	config string
+}
+
+func (d defaultConfig) RegisterResourceManager(req *si.RegisterResourceManagerRequest, cb api.ResourceManagerCallback) (*si.RegisterResourceManagerResponse, error) {
+	if req != nil && strings.TrimSpace(req.Config) == "" {
+		cp := proto.Clone(req).(*si.RegisterResourceManagerRequest)
+		cp.Config = d.config
+		return d.SchedulerAPI.RegisterResourceManager(cp, cb)
+	}
+	return d.SchedulerAPI.RegisterResourceManager(req, cb)
+}

@@ -90,9 +90,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for series, want := range map[string]float64{
 		`yunikorn_scheduler_container_allocation_attempt_total{state="allocated"}`:                       6,
-		`yunikorn_scheduler_application_submission_total{result="accepted"}`:                            1,
+		`yunikorn_scheduler_application_submission_total{result="accepted"}`:                             1,
 		`yunikorn_scheduler_node{state="active"}`:                                                        2,
-		`yunikorn_scheduler_application_total{state="running"}`:                                         1,
+		`yunikorn_scheduler_application_total{state="running"}`:                                          1,
 		`yunikorn_queue_app{partition="default",queue="root.a",state="running"}`:                         1,
 		`yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="allocated"}`: 6000,
 		`yunikorn_queue_container_total{partition="default",queue="root.a",state="allocated"}`:           6,

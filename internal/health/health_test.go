@@ -25,7 +25,7 @@ func (nopRM) Predicates(*si.PredicatesArgs) error             { return nil }
 func (nopRM) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
 	return &si.PreemptionPredicatesResponse{Success: true}
 }
-func (nopRM) SendEvent([]*si.EventRecord)                                   {}
+func (nopRM) SendEvent([]*si.EventRecord)                                              {}
 func (nopRM) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
 
 var _ api.ResourceManagerCallback = nopRM{}

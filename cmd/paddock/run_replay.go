@@ -42,15 +42,10 @@ func traceTime(s string) (time.Duration, error) {
 func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	trace := fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)")
+	rf := addReplayFlags(fs)
 	cfgFile := fs.String("config", "", "queues.yaml to schedule with (default: one queue per priority tier)")
-	start := fs.String("start", "", "skip trace events before this trace time (seconds or duration)")
-	end := fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)")
-	interval := fs.Duration("interval", time.Second, "trace time between scheduling cycles")
 	html := fs.String("html", "out/replay.html", "write the HTML report here (\"\" for none)")
 	logFile := fs.String("log", "", "write the decision log here")
-	quiet := fs.Bool("quiet", false, "no progress output")
-	overcommit := fs.Float64("cpu-overcommit", replay.DefaultCPUOvercommit, "multiply node CPU capacity (Borg overcommits CPU; 1 = none)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -58,19 +53,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: paddock replay [flags]")
 		return exitUsage
 	}
-	opts := replay.Options{Trace: *trace, Interval: *interval, CPUOvercommit: *overcommit}
-	var err error
-	if opts.Start, err = traceTime(*start); err != nil {
-		fmt.Fprintln(stderr, "paddock replay:", err)
-		return exitUsage
-	}
-	if opts.End, err = traceTime(*end); err != nil {
-		fmt.Fprintln(stderr, "paddock replay:", err)
-		return exitUsage
-	}
-	if st, err := os.Stat(*trace); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "paddock replay: trace directory %s not found (run from the repository root, or pass -trace DIR)\n", *trace)
-		return exitIOError
+	opts, code := rf.options("replay", stderr)
+	if code != exitOK {
+		return code
 	}
 	if *cfgFile != "" {
 		b, err := os.ReadFile(*cfgFile)
@@ -89,7 +74,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		opts.Log = f
 	}
-	if !*quiet && isTerminal(stderr) {
+	if !*rf.quiet && isTerminal(stderr) {
 		opts.Progress = progressBar(stderr)
 	}
 	sum, err := replay.Run(opts)

@@ -26,6 +26,7 @@ func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
 		s.stats.running++
 		s.stats.Scheduled++
 		s.stats.delay(t.tier, s.now-t.submit)
+		s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
 		s.decision("alloc", t.key, t.node)
 		if t.ended {
 			if t.duration < 0 {
@@ -35,7 +36,9 @@ func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
 		}
 	}
 	for _, rel := range r.Released {
-		if rel.TerminationType == si.TerminationType_PREEMPTED_BY_SCHEDULER {
+		preempted := rel.TerminationType == si.TerminationType_PREEMPTED_BY_SCHEDULER
+		if preempted {
+			s.stats.Preempted++
 			// like a kubelet killing the pod, the RM confirms a preemption
 			// at once: the victim's resources go to the preemptor
 			s.queued.release = append(s.queued.release, &si.AllocationRelease{
@@ -53,7 +56,9 @@ func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
 		t.sent = false
 		delete(s.byKey, t.key)
 		s.stats.running--
-		s.stats.Lost++
+		if !preempted {
+			s.stats.Lost++
+		}
 		s.decision("lost", t.key, t.node)
 	}
 	for _, rej := range r.RejectedAllocations {
@@ -79,6 +84,7 @@ func (c *callback) UpdateApplication(r *si.ApplicationResponse) error {
 		switch u.State {
 		case "Completed", "Failed", "Expired":
 			// the job's next task creates the application again
+			delete(c.s.appQueue, u.ApplicationID)
 			if job, ok := c.s.appJob[u.ApplicationID]; ok {
 				delete(c.s.apps, job)
 				delete(c.s.appJob, u.ApplicationID)

@@ -129,6 +129,15 @@ type sim struct {
 	v2019     bool
 	jobUsers  map[int64]string // 2019: user of each live collection
 	users     map[string]bool
+	appQueue  map[string]string // application ID -> the leaf queue it was placed in
+	placed    []placedTask      // allocated in this cycle, queue not yet looked up
+}
+
+// placedTask is a task the scheduler placed, counted under its queue after
+// the cycle.
+type placedTask struct {
+	app   string
+	delay time.Duration
 }
 
 type taskID struct{ job, index int64 }
@@ -185,6 +194,7 @@ func Run(opts Options) (*Summary, error) {
 
 		jobUsers: map[int64]string{},
 		users:    map[string]bool{},
+		appQueue: map[string]string{},
 	}
 	s.logOut = opts.Log
 	s.svc = rmproxy.NewManual(s.clk)
@@ -291,9 +301,45 @@ func (s *sim) cycle() {
 	}
 	*q = queuedReqs{}
 	s.svc.Cycle()
+	if len(s.placed) > 0 {
+		s.queueDelays()
+	}
 	if s.opts.Verify && s.verifyErr == nil {
 		s.svc.Inspect(func(e *engine.Engine) { s.verifyErr = e.Verify() })
 	}
+}
+
+// queueDelays counts the delays of the tasks placed in the last cycle
+// under the leaf queue their application was placed in (placement rules
+// decide it, not the queue the replay asked for).
+func (s *sim) queueDelays() {
+	var missing []string
+	for _, p := range s.placed {
+		if _, ok := s.appQueue[p.app]; !ok {
+			missing = append(missing, p.app)
+		}
+	}
+	if len(missing) > 0 {
+		s.svc.Inspect(func(e *engine.Engine) {
+			part, err := e.Partition(rmID, "")
+			if err != nil {
+				return
+			}
+			for _, id := range missing {
+				if a, ok := part.App(id); ok {
+					s.appQueue[id] = a.QueuePath
+				}
+			}
+		})
+	}
+	for _, p := range s.placed {
+		q := s.appQueue[p.app]
+		if q == "" {
+			q = "(unknown)"
+		}
+		s.stats.QueueDelays[q] = append(s.stats.QueueDelays[q], p.delay)
+	}
+	s.placed = s.placed[:0]
 }
 
 // decision writes one line of the decision log.

@@ -12,9 +12,19 @@ import (
 func renderHTML(s *Summary) []byte {
 	var b bytes.Buffer
 	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"><title>Paddock trace replay</title>")
-	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg{background:#fff;border:1px solid #ddd;margin:0.5em 0}</style></head><body>")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg{background:#fff;border:1px solid #ddd;margin:0.5em 0;max-width:100%;height:auto}</style></head><body>")
 	b.WriteString("<h1>Paddock trace replay</h1>")
 	fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(s.String()))
+	b.WriteString(ChartsHTML(s))
+	b.WriteString("<p>Trace data: Google cluster-usage trace clusterdata-2011-2 (J. Wilkes, C. Reiss), Google Inc., CC-BY 4.0.</p>")
+	b.WriteString("</body></html>\n")
+	return b.Bytes()
+}
+
+// ChartsHTML renders the report's plots as an HTML fragment: allocated
+// share, pending asks, CPU share per queue and the delay CDFs per tier.
+func ChartsHTML(s *Summary) string {
+	var b bytes.Buffer
 	b.WriteString("<h2>Allocated share of the cluster</h2>")
 	b.WriteString(lineChart(s.Series, []series{
 		{"CPU", "#1f77b4", func(x Sample) float64 { return x.CPU }},
@@ -29,16 +39,31 @@ func renderHTML(s *Summary) []byte {
 	b.WriteString("<h2>CPU share per queue</h2>")
 	colors := []string{"#9467bd", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f"}
 	var qs []series
-	for i, t := range tiers {
-		name := t.queue
+	for i, name := range sampledQueues(s.Series) {
 		qs = append(qs, series{name, colors[i%len(colors)], func(x Sample) float64 { return x.Queues[name] }})
 	}
 	b.WriteString(lineChart(s.Series, qs, 1))
 	b.WriteString("<h2>Scheduling delay CDF per tier (solid: Paddock, dashed: the trace)</h2>")
 	b.WriteString(cdfChart(s))
-	b.WriteString("<p>Trace data: Google cluster-usage trace clusterdata-2011-2 (J. Wilkes, C. Reiss), Google Inc., CC-BY 4.0.</p>")
-	b.WriteString("</body></html>\n")
-	return b.Bytes()
+	return b.String()
+}
+
+// sampledQueues names the queues of the samples: the tier queues first,
+// in tier order, then any others a configuration has, sorted.
+func sampledQueues(pts []Sample) []string {
+	var names, others []string
+	for _, t := range tiers {
+		names = append(names, t.queue)
+	}
+	for _, x := range pts {
+		for q := range x.Queues {
+			if !slices.Contains(names, q) && !slices.Contains(others, q) {
+				others = append(others, q)
+			}
+		}
+	}
+	slices.Sort(others)
+	return append(names, others...)
 }
 
 type series struct {
@@ -51,7 +76,7 @@ const chartW, chartH, pad = 900.0, 260.0, 40.0
 
 func lineChart(pts []Sample, ss []series, ymax float64) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" viewBox="0 0 %[1]g %[2]g" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
 	if len(pts) < 2 {
 		b.WriteString(`<text x="20" y="40">not enough samples</text></svg>`)
 		return b.String()
@@ -86,7 +111,7 @@ func axes(b *bytes.Buffer, xlabel string, ymax float64) {
 // a log time axis from 1 ms to the longest delay.
 func cdfChart(s *Summary) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg width="%.0f" height="%.0f" viewBox="0 0 %[1]g %[2]g" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
 	longest := time.Second
 	for _, ds := range append(slices.Clone(s.Delays), s.TraceDelays...) {
 		for _, d := range ds {

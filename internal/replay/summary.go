@@ -39,10 +39,17 @@ type Summary struct {
 	PendingAtEnd, RunningAtEnd int
 	Malformed                  int64
 
+	// Preempted counts allocations the scheduler released as preempted
+	// (PREEMPTED_BY_SCHEDULER); they are not in Lost.
+	Preempted int
+
 	// Delays per tier (index into Tiers) and overall, ours and the trace's.
 	Delays, TraceDelays [][]time.Duration
-	Series              []Sample
-	LogHash             string
+	// QueueDelays are our delays per leaf queue (full path) the tasks'
+	// applications were placed in.
+	QueueDelays map[string][]time.Duration
+	Series      []Sample
+	LogHash     string
 
 	pendingNow, running int
 	hashSum             []byte
@@ -63,6 +70,7 @@ func newSummary(o Options) *Summary {
 		Start:       o.Start,
 		Delays:      make([][]time.Duration, len(tiers)),
 		TraceDelays: make([][]time.Duration, len(tiers)),
+		QueueDelays: map[string][]time.Duration{},
 	}
 }
 
@@ -125,6 +133,25 @@ func all(dss [][]time.Duration) []time.Duration {
 	return out
 }
 
+// Utilisation is the mean and the peak over the samples of the allocated
+// share of the cluster's CPU and memory.
+func (s *Summary) Utilisation() (meanCPU, peakCPU, meanMem, peakMem float64) {
+	if len(s.Series) == 0 {
+		return 0, 0, 0, 0
+	}
+	for _, x := range s.Series {
+		meanCPU += x.CPU
+		meanMem += x.Mem
+		peakCPU = max(peakCPU, x.CPU)
+		peakMem = max(peakMem, x.Mem)
+	}
+	n := float64(len(s.Series))
+	return meanCPU / n, peakCPU, meanMem / n, peakMem
+}
+
+// AllDelays are our delays over every tier.
+func (s *Summary) AllDelays() []time.Duration { return all(s.Delays) }
+
 // DecisionsPerSecond is the scheduler's allocations per second of wall
 // time.
 func (s *Summary) DecisionsPerSecond() float64 {
@@ -161,6 +188,9 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "jobs           %d applications of %d users\n", s.Jobs, s.Users)
 	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",
 		s.Recovered, s.Submitted, s.Scheduled, s.PendingAtEnd, s.Withdrawn, s.Lost)
+	if s.Preempted > 0 {
+		fmt.Fprintf(&b, "preempted      %d allocations preempted by the scheduler\n", s.Preempted)
+	}
 	if s.RejectedAsks+s.RejectedApps+s.RejectedRecoveries > 0 {
 		fmt.Fprintf(&b, "rejected       %d asks (%d of them recoveries), %d applications\n", s.RejectedAsks, s.RejectedRecoveries, s.RejectedApps)
 		kinds := make([]string, 0, len(s.Rejections))

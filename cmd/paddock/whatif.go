@@ -1,0 +1,84 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/paddock-sched/paddock/internal/whatif"
+)
+
+func init() {
+	register(command{
+		name:    "whatif",
+		summary: "replay one trace under two queue configurations and compare them",
+		run:     runWhatif,
+	})
+}
+
+// builtinConfig names the replay's default configuration on the command
+// line.
+const builtinConfig = "default"
+
+func runWhatif(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("whatif", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	a := fs.String("a", "", "queues.yaml of configuration A (\"default\": the replay's one queue per tier)")
+	b := fs.String("b", "", "queues.yaml of configuration B (\"default\" as for -a)")
+	html := fs.String("html", "", "write an HTML report with both replays side by side here")
+	rf := addReplayFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 0 || *a == "" || *b == "" {
+		fmt.Fprintln(stderr, "usage: paddock whatif -a A.yaml -b B.yaml [replay flags: -trace, -start, -end, -interval, -cpu-overcommit]")
+		return exitUsage
+	}
+	opts, code := rf.options("whatif", stderr)
+	if code != exitOK {
+		return code
+	}
+	var cfgs [2]whatif.Config
+	for i, file := range []string{*a, *b} {
+		cfgs[i].Name = file
+		if file == builtinConfig {
+			continue
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintln(stderr, "paddock whatif:", err)
+			return exitIOError
+		}
+		cfgs[i].YAML = string(text)
+	}
+	if !*rf.quiet && isTerminal(stderr) {
+		fmt.Fprint(stderr, "replaying the trace under A and B side by side ...")
+	}
+	res, err := whatif.Run(opts, cfgs[0], cfgs[1])
+	if !*rf.quiet && isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "paddock whatif:", err)
+		if strings.Contains(err.Error(), "register") {
+			return exitUsage // a configuration is invalid
+		}
+		return exitIOError
+	}
+	fmt.Fprint(stdout, res)
+	if *html != "" {
+		if err := os.MkdirAll(filepath.Dir(*html), 0o755); err != nil {
+			fmt.Fprintln(stderr, "paddock whatif:", err)
+			return exitIOError
+		}
+		if err := os.WriteFile(*html, whatif.HTML(res), 0o644); err != nil {
+			fmt.Fprintln(stderr, "paddock whatif:", err)
+			return exitIOError
+		}
+		fmt.Fprintf(stdout, "report         %s\n", *html)
+	}
+	return exitOK
+}

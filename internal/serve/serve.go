@@ -41,6 +41,11 @@ const (
 	DefaultGRPCAddr = ":9081"
 )
 
+// MetricsCacheTTL is how long a gathering of the metrics serves scrapes:
+// any number of readers cost at most one gathering (and snapshot) a
+// second.
+const MetricsCacheTTL = time.Second
+
 // Options configure a Server.
 type Options struct {
 	// RESTAddr and GRPCAddr are TCP listen addresses ("127.0.0.1:0" picks
@@ -161,7 +166,7 @@ func Start(o Options) (*Server, error) {
 // handler is the REST mux behind the token check.
 func (s *Server) handler(token string) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/ws/v1/metrics", s.metrics.Handler())
+	mux.Handle("/ws/v1/metrics", s.metrics.CachedHandler(MetricsCacheTTL))
 	mux.Handle("/ws/v1/events/batch", s.events.BatchHandler())
 	mux.Handle("/ws/v1/events/stream", s.events.StreamHandler())
 	if token == "" {

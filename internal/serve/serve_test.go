@@ -145,9 +145,16 @@ func TestEndToEnd(t *testing.T) {
 	if b := batch(t, s, token); len(b.EventRecords) != 2 {
 		t.Fatalf("RESTResponseSize not applied: %d records", len(b.EventRecords))
 	}
-	m = metricsOf(t, get(t, s, "/ws/v1/metrics", token, 200))
-	if _, ok := m[`yunikorn_queue_app{partition="default",queue="root.c",state="running"}`]; !ok {
-		t.Fatal("queue root.c missing from metrics after the update")
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		m = metricsOf(t, get(t, s, "/ws/v1/metrics", token, 200))
+		if _, ok := m[`yunikorn_queue_app{partition="default",queue="root.c",state="running"}`]; ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("queue root.c missing from metrics after the update")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	// shutdown ends the stream and the RM's streams

@@ -36,7 +36,8 @@ type Entry struct {
 // per record; they are never reused, also across resizes.
 type Ring struct {
 	mu      sync.Mutex
-	buf     []Entry
+	buf     []Entry // grows up to capacity as records arrive
+	limit   int     // the capacity
 	start   int // index of the oldest entry
 	n       int
 	next    uint64 // ID of the next record
@@ -50,8 +51,12 @@ func NewRing(capacity int) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultRingCapacity
 	}
-	return &Ring{buf: make([]Entry, capacity), subs: map[*subscription]struct{}{}}
+	return &Ring{buf: make([]Entry, min(capacity, initialSize)), limit: capacity, subs: map[*subscription]struct{}{}}
 }
+
+// initialSize is the ring's first allocation; it doubles up to the
+// capacity, so a large capacity costs memory only once it is used.
+const initialSize = 1024
 
 // Append stores a record, dropping the oldest when the ring is full, and
 // offers it to every open stream. It never blocks on a reader.
@@ -59,6 +64,9 @@ func (r *Ring) Append(rec event.Record) {
 	r.mu.Lock()
 	e := Entry{ID: r.next, Record: rec}
 	r.next++
+	if r.n == len(r.buf) && r.n < r.limit {
+		r.regrow(min(2*len(r.buf), r.limit))
+	}
 	if r.n == len(r.buf) {
 		r.buf[r.start] = e
 		r.start = (r.start + 1) % len(r.buf)
@@ -79,7 +87,17 @@ func (r *Ring) Append(rec event.Record) {
 func (r *Ring) Capacity() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.buf)
+	return r.limit
+}
+
+// regrow moves the records, oldest first, to a buffer of size n >= r.n;
+// r.mu is held.
+func (r *Ring) regrow(n int) {
+	buf := make([]Entry, n)
+	for i := range r.n {
+		buf[i] = r.buf[(r.start+i)%len(r.buf)]
+	}
+	r.buf, r.start = buf, 0
 }
 
 // Len is the number of records held.
@@ -104,16 +122,16 @@ func (r *Ring) Resize(capacity int) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if capacity == len(r.buf) {
+	if capacity == r.limit {
 		return
 	}
-	keep := min(r.n, capacity)
-	buf := make([]Entry, capacity)
-	for i := range keep {
-		buf[i] = r.buf[(r.start+r.n-keep+i)%len(r.buf)]
+	if keep := min(r.n, capacity); keep < r.n {
+		r.dropped += uint64(r.n - keep)
+		r.start = (r.start + r.n - keep) % len(r.buf)
+		r.n = keep
 	}
-	r.dropped += uint64(r.n - keep)
-	r.buf, r.start, r.n = buf, 0, keep
+	r.limit = capacity
+	r.regrow(max(r.n, min(capacity, initialSize)))
 }
 
 // bounds returns the lowest and highest stored IDs (both 0 when empty);

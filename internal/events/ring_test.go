@@ -143,3 +143,27 @@ func BenchmarkAppend(b *testing.B) {
 		r.Append(x)
 	}
 }
+
+func TestRingGrowsToCapacityInOrder(t *testing.T) {
+	r := NewRing(3000)
+	for i := range 5000 {
+		r.Append(rec(i))
+	}
+	lo, hi, got := r.Range(0, 5000)
+	if lo != 2000 || hi != 4999 || len(got) != 3000 || r.Dropped() != 2000 {
+		t.Fatalf("bounds %d %d, %d records, %d dropped", lo, hi, len(got), r.Dropped())
+	}
+	for i, e := range got {
+		if e.ID != uint64(2000+i) || e.Record.ObjectID != fmt.Sprintf("app-%d", 2000+i) {
+			t.Fatalf("record %d: id %d %s", i, e.ID, e.Record.ObjectID)
+		}
+	}
+	r.Resize(1500)
+	if lo, hi, got := r.Range(0, 5000); lo != 3500 || hi != 4999 || len(got) != 1500 || got[0].Record.ObjectID != "app-3500" {
+		t.Fatalf("after shrink: %d %d %d", lo, hi, len(got))
+	}
+	r.Append(rec(5000))
+	if lo, hi, _ := r.Range(0, 1); lo != 3501 || hi != 5000 {
+		t.Fatalf("after shrink and append: %d %d", lo, hi)
+	}
+}

@@ -38,7 +38,7 @@ type Ring struct {
 	mu      sync.Mutex
 	buf     []Entry // grows up to capacity as records arrive
 	limit   int     // the capacity
-	start   int // index of the oldest entry
+	start   int     // index of the oldest entry
 	n       int
 	next    uint64 // ID of the next record
 	dropped uint64

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,9 @@ func TestReplayGenerated(t *testing.T) {
 	// takes the user from the collection
 	if s.Users < 5 {
 		t.Fatalf("%d users, want the collections' users", s.Users)
+	}
+	if s.Format != "2019" || !strings.Contains(string(HTML(s)), "clusterdata_2019") {
+		t.Errorf("format %q; the report should name the 2019 format", s.Format)
 	}
 	var traceDelays int
 	for _, d := range s.TraceDelays {

@@ -197,6 +197,7 @@ func Run(opts Options) (*Summary, error) {
 		appQueue: map[string]string{},
 	}
 	s.logOut = opts.Log
+	s.stats.Format = tr.Format().String()
 	s.svc = rmproxy.NewManual(s.clk)
 	defer s.svc.Stop()
 	s.cb = &callback{s: s}

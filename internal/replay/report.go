@@ -16,7 +16,11 @@ func renderHTML(s *Summary) []byte {
 	b.WriteString("<h1>Paddock trace replay</h1>")
 	fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(s.String()))
 	b.WriteString(ChartsHTML(s))
-	b.WriteString("<p>Trace data: Google cluster-usage trace clusterdata-2011-2 (J. Wilkes, C. Reiss), Google Inc., CC-BY 4.0.</p>")
+	if s.Format == "2019" {
+		b.WriteString("<p>Trace in the format of the Google cluster-usage traces v3 (clusterdata_2019): Google's data is CC-BY 4.0; <code>paddock generate</code> writes synthetic traces in this format.</p>")
+	} else {
+		b.WriteString("<p>Trace data: Google cluster-usage trace clusterdata-2011-2 (J. Wilkes, C. Reiss), Google Inc., CC-BY 4.0.</p>")
+	}
 	b.WriteString("</body></html>\n")
 	return b.Bytes()
 }

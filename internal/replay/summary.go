@@ -24,6 +24,7 @@ type Sample struct {
 // Summary is what a replay measured.
 type Summary struct {
 	Trace      string
+	Format     string        // "2011" or "2019"
 	Start, End time.Duration // trace time replayed
 	Wall       time.Duration
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,15 +139,16 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 	}
 
 	// the RM's loop: release what was allocated and ask for as much again
+	// keys start with the application's letter: "a17" belongs to app-a
 	next := 0
 	newAsks := func(n int) *si.AllocationRequest {
-		req := &si.AllocationRequest{RmID: "load"}
+		req := &si.AllocationRequest{RmID: "load", Allocations: make([]*si.Allocation, 0, n)}
 		for range n {
-			appID := "app-a"
+			q := "a"
 			if next%2 == 1 {
-				appID = "app-b"
+				q = "b"
 			}
-			req.Allocations = append(req.Allocations, &si.Allocation{AllocationKey: fmt.Sprintf("k%d", next), ApplicationID: appID,
+			req.Allocations = append(req.Allocations, &si.Allocation{AllocationKey: q + strconv.Itoa(next), ApplicationID: "app-" + q,
 				PartitionName: "default", ResourcePerAlloc: res(100, 64<<20)})
 			next++
 		}
@@ -169,13 +171,7 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 			case keys := <-rm.allocs:
 				rel := &si.AllocationReleasesRequest{}
 				for _, k := range keys {
-					appID := "app-a"
-					var n int
-					fmt.Sscanf(k, "k%d", &n)
-					if n%2 == 1 {
-						appID = "app-b"
-					}
-					rel.AllocationsToRelease = append(rel.AllocationsToRelease, &si.AllocationRelease{PartitionName: "default", ApplicationID: appID, AllocationKey: k})
+					rel.AllocationsToRelease = append(rel.AllocationsToRelease, &si.AllocationRelease{PartitionName: "default", ApplicationID: "app-" + k[:1], AllocationKey: k})
 				}
 				req := newAsks(len(keys))
 				req.Releases = rel

@@ -25,6 +25,11 @@ type snapState struct {
 	gen    atomic.Uint64
 	latest atomic.Pointer[snapshot.Snapshot]
 	builds atomic.Uint64 // snapshots built, for tests
+	// maxAge (ns) lets readers take a published snapshot of an older
+	// generation while it is younger than this; builtAt is when the
+	// latest was published (Unix ns, wall clock).
+	maxAge  atomic.Int64
+	builtAt atomic.Int64
 
 	// own serialises a manual service's owner work (Cycle, synchronous
 	// calls) with snapshot builds requested by other goroutines.
@@ -44,14 +49,27 @@ type snapState struct {
 // Generation returns the current state generation.
 func (s *Service) Generation() uint64 { return s.snaps.gen.Load() }
 
+// SetSnapshotMaxAge lets Snapshot return a snapshot of an older
+// generation while it was built less than d ago (0, the default: always the
+// current generation). It bounds the share of the scheduler goroutine that
+// snapshot builds take when the state changes all the time and readers
+// poll; REST then lags the scheduler by at most d.
+func (s *Service) SetSnapshotMaxAge(d time.Duration) { s.snaps.maxAge.Store(int64(d)) }
+
 // Snapshot returns a snapshot of the current generation, building it on
-// the engine's goroutine when the published one is older. Concurrent
-// callers share one build. After Stop it returns the last snapshot
-// published, or ErrStopped if there is none.
+// the engine's goroutine when the published one is older (and, with
+// SetSnapshotMaxAge, also older than the maximum age). Concurrent callers
+// share one build. After Stop it returns the last snapshot published, or
+// ErrStopped if there is none.
 func (s *Service) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
 	st := &s.snaps
-	if cur := st.latest.Load(); cur != nil && cur.Generation == st.gen.Load() {
-		return cur, nil
+	if cur := st.latest.Load(); cur != nil {
+		if cur.Generation == st.gen.Load() {
+			return cur, nil
+		}
+		if age := st.maxAge.Load(); age > 0 && time.Now().UnixNano()-st.builtAt.Load() < age {
+			return cur, nil
+		}
 	}
 	if s.manual {
 		st.own.Lock()
@@ -94,6 +112,7 @@ func (s *Service) publish(now time.Time) {
 	snap := st.builder.Build(s.eng, snapshot.Inputs{
 		Generation: gen, Now: now, RMs: st.info, Rejected: st.rejected, Counters: st.counters,
 	})
+	st.builtAt.Store(time.Now().UnixNano())
 	st.latest.Store(snap)
 	st.builds.Add(1)
 }

@@ -167,3 +167,26 @@ func TestSnapshotCoalesces(t *testing.T) {
 		t.Errorf("final snapshot has %d allocations, want 40", len(a.Allocations))
 	}
 }
+
+func TestSnapshotMaxAge(t *testing.T) {
+	s := NewManual(clock.NewVirtual(time.Unix(1000, 0)))
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, newRecorder()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, _ := s.Snapshot(ctx)
+	s.SetSnapshotMaxAge(time.Hour)
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.Cycle()
+	if got, _ := s.Snapshot(ctx); got != first {
+		t.Fatal("a young snapshot was rebuilt despite the maximum age")
+	}
+	s.SetSnapshotMaxAge(0)
+	got, _ := s.Snapshot(ctx)
+	if got == first || got.Generation != s.Generation() {
+		t.Fatal("without a maximum age the snapshot is not current")
+	}
+	if p, _ := got.Partition("default"); len(p.Nodes) != 1 {
+		t.Fatal("new node missing")
+	}
+}

@@ -20,19 +20,19 @@ func TestEmptyClusterShapes(t *testing.T) {
 	}
 	h := New(s, Options{})
 	want := map[string][]string{
-		"/ws/v1/partitions":                                 {`"totalNodes":0`, `"applications":{"total":0}`, `"totalContainers":0`},
-		"/ws/v1/scheduler/node-utilizations":                {`"utilizations":[]`},
-		"/ws/v1/partition/default/nodes":                    {`[]`},
-		"/ws/v1/partition/default/applications/active":      {`[]`},
-		"/ws/v1/partition/default/applications/completed":   {`[]`},
+		"/ws/v1/partitions":                                  {`"totalNodes":0`, `"applications":{"total":0}`, `"totalContainers":0`},
+		"/ws/v1/scheduler/node-utilizations":                 {`"utilizations":[]`},
+		"/ws/v1/partition/default/nodes":                     {`[]`},
+		"/ws/v1/partition/default/applications/active":       {`[]`},
+		"/ws/v1/partition/default/applications/completed":    {`[]`},
 		"/ws/v1/partition/default/queue/root.a/applications": {`[]`},
-		"/ws/v1/partition/default/usage/users":              {`[]`},
-		"/ws/v1/partition/default/usage/groups":             {`[]`},
-		"/ws/v1/history/apps":                               {`[]`},
-		"/ws/v1/history/containers":                         {`[]`},
-		"/ws/v1/partition/default/queues":                   {`"queuename":"root"`, `"isLeaf":false`, `"isLeaf":true`, `"children":[]`},
-		"/ws/v1/scheduler/healthcheck":                      {`"Healthy":true`},
-		"/ws/v1/clusters":                                   {`"rmBuildInformation":[{"rmId":"rm-1"}]`},
+		"/ws/v1/partition/default/usage/users":               {`[]`},
+		"/ws/v1/partition/default/usage/groups":              {`[]`},
+		"/ws/v1/history/apps":                                {`[]`},
+		"/ws/v1/history/containers":                          {`[]`},
+		"/ws/v1/partition/default/queues":                    {`"queuename":"root"`, `"isLeaf":false`, `"isLeaf":true`, `"children":[]`},
+		"/ws/v1/scheduler/healthcheck":                       {`"Healthy":true`},
+		"/ws/v1/clusters":                                    {`"rmBuildInformation":[{"rmId":"rm-1"}]`},
 	}
 	for path, parts := range want {
 		w := do(t, h, request{path: path})

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/serve"
@@ -24,6 +25,7 @@ func runLoadtest(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", 30*time.Second, "length of each run")
 	nodes := fs.Int("nodes", 500, "nodes (4 cores each)")
 	outstanding := fs.Int("outstanding", 2000, "asks the RM keeps pending")
+	paths := fs.String("paths", strings.Join(serve.DefaultLoadPaths, ","), "comma-separated REST paths the readers cycle through")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: paddock loadtest [options]")
 		fmt.Fprintln(stderr, "Starts paddock serve on loopback; a gRPC RM keeps asks flowing (each allocation is released")
@@ -41,7 +43,7 @@ func runLoadtest(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	o := serve.LoadOptions{Interval: *interval, Duration: *duration, Nodes: *nodes, Outstanding: *outstanding}
+	o := serve.LoadOptions{Interval: *interval, Duration: *duration, Nodes: *nodes, Outstanding: *outstanding, Paths: strings.Split(*paths, ",")}
 	base, err := serve.RunLoad(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "loadtest: %v\n", err)

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "run the scheduler: gRPC SI for remote RMs, REST metrics and events", run: runServe})
+	register(command{name: "serve", summary: "run the scheduler: gRPC SI for remote RMs, the REST API, metrics and events", run: runServe})
 }
 
 // exitServeFailed is serve's exit code when a listener or the shutdown
@@ -34,17 +34,18 @@ var serveStarted func(*serve.Server)
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	restAddr := fs.String("rest-addr", serve.DefaultRESTAddr, "REST listen address (metrics, events)")
+	restAddr := fs.String("rest-addr", serve.DefaultRESTAddr, "REST listen address (/ws/v1 API, metrics, events, /debug)")
 	grpcAddr := fs.String("grpc-addr", serve.DefaultGRPCAddr, "gRPC listen address (SI Scheduler and Admin services)")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key, REST and gRPC use TLS")
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
-	token := fs.String("token", "", "bearer token required on every REST request and gRPC call (default $PADDOCK_TOKEN)")
+	token := fs.String("token", "", "bearer token required on every gRPC call and the sensitive REST endpoints (default $PADDOCK_TOKEN)")
+	tokenReads := fs.Bool("token-reads", false, "require the token on every REST request, reads included")
 	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: paddock serve [options]")
 		fmt.Fprintln(stderr, "Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;")
-		fmt.Fprintln(stderr, "REST serves /ws/v1/metrics, /ws/v1/events/batch and /ws/v1/events/stream.")
+		fmt.Fprintln(stderr, "REST serves the YuniKorn /ws/v1 API (docs/rest.md), /ws/v1/metrics and the event APIs.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,9 +69,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, Logs: logs}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, TokenForReads: *tokenReads, Logs: logs}
 	if o.Token == "" {
 		o.Token = os.Getenv("PADDOCK_TOKEN")
+	}
+	if o.TokenForReads && o.Token == "" {
+		fmt.Fprintln(stderr, "serve: -token-reads needs a token (-token or PADDOCK_TOKEN)")
+		return exitUsage
 	}
 	if *cert != "" {
 		pair, err := tls.LoadX509KeyPair(*cert, *key)

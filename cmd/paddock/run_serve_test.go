@@ -28,6 +28,7 @@ func TestServeRejectsBadInput(t *testing.T) {
 		{[]string{"extra"}, exitUsage, "unexpected argument"},
 		{[]string{"-tls-cert", "c.pem"}, exitUsage, "go together"},
 		{[]string{"-log-level", "loud"}, exitUsage, "invalid level"},
+		{[]string{"-token-reads"}, exitUsage, "needs a token"},
 		{[]string{"-config", filepath.Join(dir, "missing.yaml")}, exitIOError, "-config"},
 		{[]string{"-config", bad}, exitInvalidConfig, "-config"},
 		{[]string{"-tls-cert", filepath.Join(dir, "c.pem"), "-tls-key", filepath.Join(dir, "k.pem")}, exitIOError, "TLS"},

@@ -35,8 +35,15 @@ type LoadOptions struct {
 	Logs *logging.Set
 }
 
-// DefaultLoadPaths are the paths readers poll.
-var DefaultLoadPaths = []string{"/ws/v1/metrics", "/ws/v1/events/batch?count=100", "/ws/v1/events/batch?start=0&count=10"}
+// DefaultLoadPaths are the paths readers poll: what a dashboard reads.
+// The load's applications hold thousands of asks and allocations, so
+// their pages (a megabyte of JSON each) are left out; add them with
+// LoadOptions.Paths to measure them.
+var DefaultLoadPaths = []string{
+	"/ws/v1/metrics", "/ws/v1/events/batch?count=100", "/ws/v1/partitions", "/ws/v1/partition/default/queues",
+	"/ws/v1/partition/default/node/node-00001", "/ws/v1/clusters", "/ws/v1/scheduler/healthcheck",
+	"/ws/v1/scheduler/node-utilizations",
+}
 
 // LoadResult is what a load run measured.
 type LoadResult struct {
@@ -136,6 +143,19 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 		return len(rm.accNodes) == o.Nodes && len(rm.accApps) == 2
 	}); err != nil {
 		return LoadResult{}, fmt.Errorf("load: nodes and apps not accepted: %w", err)
+	}
+
+	// REST shows the state once the readers' snapshots have caught up
+	ready := &http.Client{Timeout: 10 * time.Second}
+	if err := waitUntil(ctx, func() bool {
+		resp, err := ready.Get("http://" + s.RESTAddr() + "/ws/v1/partition/default/node/" + ids[len(ids)-1])
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}); err != nil {
+		return LoadResult{}, fmt.Errorf("load: REST never showed the nodes: %w", err)
 	}
 
 	// the RM's loop: release what was allocated and ask for as much again

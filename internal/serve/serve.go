@@ -1,7 +1,8 @@
 // Package serve assembles a running Paddock scheduler: the scheduler
 // service, the gRPC Scheduler Interface for remote resource managers, and
-// the REST endpoints (metrics, events), with shared logging, optional TLS
-// and an optional bearer token, and a graceful shutdown. `paddock serve`
+// the REST API (internal/rest, with metrics, events, health checks and
+// history), with shared logging, optional TLS and an optional bearer
+// token, and a graceful shutdown. `paddock serve`
 // is a thin flag layer over it; tests start it on loopback ports.
 package serve
 
@@ -27,8 +28,11 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/events"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
+	"github.com/paddock-sched/paddock/internal/health"
+	"github.com/paddock-sched/paddock/internal/history"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/metrics"
+	"github.com/paddock-sched/paddock/internal/rest"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/si"
 	"github.com/paddock-sched/paddock/si/api"
@@ -53,9 +57,13 @@ type Options struct {
 	RESTAddr, GRPCAddr string
 	// TLS, when set, serves both REST and gRPC over TLS.
 	TLS *tls.Config
-	// Token, when set, is the bearer token every REST request and gRPC
-	// call must carry ("Authorization: Bearer <token>").
+	// Token, when set, is the bearer token every gRPC call and the
+	// sensitive REST endpoints (config, validate-conf, /debug) must carry
+	// ("Authorization: Bearer <token>").
 	Token string
+	// TokenForReads extends the token to every REST request, reads
+	// included (the YuniKorn web UI then needs a proxy that adds it).
+	TokenForReads bool
 	// Config is a queues.yaml used for RMs that register without a
 	// configuration of their own ("" means the built-in default).
 	Config string
@@ -69,7 +77,15 @@ type Options struct {
 	GRPC grpcserver.Options
 	// Clock is the scheduler's clock; the real clock when nil.
 	Clock clock.Clock
+	// SnapshotMaxAge is how stale the state REST, metrics, health and
+	// history read may be (DefaultSnapshotMaxAge when 0, negative: always
+	// current). It bounds the scheduler time spent building snapshots
+	// for readers.
+	SnapshotMaxAge time.Duration
 }
+
+// DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
+const DefaultSnapshotMaxAge = 250 * time.Millisecond
 
 // Server is a running scheduler with its network endpoints.
 type Server struct {
@@ -80,6 +96,11 @@ type Server struct {
 	metrics *metrics.Metrics
 	logs    *logging.Set
 	log     *slog.Logger
+	snaps   *recentSnapshots
+	health  *health.Checker
+	history *history.History
+	cancel  context.CancelFunc // stops the health and history loops
+	loops   sync.WaitGroup
 
 	restAddr, grpcAddr net.Addr
 	serveErr           chan error
@@ -113,12 +134,16 @@ func Start(o Options) (*Server, error) {
 	}
 	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1)}
 	s.svc = rmproxy.New(o.Clock)
+	if o.SnapshotMaxAge == 0 {
+		o.SnapshotMaxAge = DefaultSnapshotMaxAge
+	}
+	s.snaps = &recentSnapshots{src: s.svc, maxAge: o.SnapshotMaxAge}
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
 	o.Events.Registry = s.svc.Registry()
 	s.events = events.New(o.Events)
-	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
+	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.snaps}, o.Logs.Logger(logging.Metrics))
 	hooks := s.metrics.Hooks()
 	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
 	hooks.Extra = s.applyExtra
@@ -146,7 +171,14 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
 	}
 	s.restAddr = lis.Addr()
-	s.http = &http.Server{Handler: s.handler(o.Token), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
+	s.health = health.New(s.snaps, health.DefaultInterval)
+	s.history = history.New(history.DefaultCapacity)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.loops.Add(2)
+	go func() { defer s.loops.Done(); s.health.Run(ctx) }()
+	go func() { defer s.loops.Done(); s.history.Run(ctx, s.snaps, o.Clock, history.DefaultInterval) }()
+	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
 		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
 	go func() {
 		var err error
@@ -163,19 +195,23 @@ func Start(o Options) (*Server, error) {
 	return s, nil
 }
 
-// handler is the REST mux behind the token check.
-func (s *Server) handler(token string) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/ws/v1/metrics", s.metrics.CachedHandler(MetricsCacheTTL))
-	mux.Handle("/ws/v1/events/batch", s.events.BatchHandler())
-	mux.Handle("/ws/v1/events/stream", s.events.StreamHandler())
-	if token == "" {
-		return mux
+// handler is the REST API, with metrics and events mounted, behind the
+// token check when reads need the token too.
+func (s *Server) handler(token string, reads bool) http.Handler {
+	h := rest.New(s.snaps, rest.Options{
+		Token: token, Health: s.health, History: s.history,
+		Metrics:     s.metrics.CachedHandler(MetricsCacheTTL),
+		EventsBatch: s.events.BatchHandler(), EventsStream: s.events.StreamHandler(),
+		LogLevel: s.logs.Level(logging.Root).String(),
+	})
+	if token == "" || !reads {
+		return h
 	}
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		// CORS preflights carry no credentials
+		if r.Method != http.MethodOptions && (!ok || subtle.ConstantTimeCompare([]byte(got), want) != 1) {
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			w.WriteHeader(http.StatusUnauthorized)
@@ -183,7 +219,7 @@ func (s *Server) handler(token string) http.Handler {
 			_ = json.NewEncoder(w).Encode(events.ErrorInfo{StatusCode: http.StatusUnauthorized, Message: msg, Description: msg})
 			return
 		}
-		mux.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	})
 }
 
@@ -226,6 +262,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if err != nil {
 			_ = s.http.Close()
 		}
+		s.cancel()
+		s.loops.Wait()
 		s.grpc.Stop()
 		s.svc.Stop()
 		s.log.Info("paddock stopped")

@@ -25,7 +25,7 @@ const token = "s3cret"
 // applies, log levels included.
 func TestEndToEnd(t *testing.T) {
 	logs := quiet()
-	s := start(t, Options{Token: token, Logs: logs})
+	s := start(t, Options{Token: token, TokenForReads: true, Logs: logs})
 
 	// REST wants the token
 	var e struct {
@@ -103,6 +103,45 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if used["n1"] > 0 && m[`yunikorn_scheduler_vcore_node_usage_total{range="[0,10%]"}`] != 0 && used["n2"] > 0 {
 		t.Errorf("node usage: both nodes are used but a node is in the lowest bucket: %v", m)
+	}
+
+	// and over the REST API: the queue, the application, the nodes
+	var q struct {
+		Allocated map[string]int64 `json:"allocatedResource"`
+		Running   int              `json:"runningApps"`
+	}
+	if err := json.Unmarshal(get(t, s, "/ws/v1/partition/default/queue/root.a", token, 200), &q); err != nil || q.Allocated["vcore"] != 6000 {
+		t.Fatalf("queue root.a over REST: %+v %v", q, err)
+	}
+	var a struct {
+		State       string `json:"applicationState"`
+		Allocations []struct {
+			Key  string `json:"allocationKey"`
+			Node string `json:"nodeId"`
+		} `json:"allocations"`
+	}
+	if err := json.Unmarshal(get(t, s, "/ws/v1/partition/default/application/app1", token, 200), &a); err != nil || a.State != "Running" || len(a.Allocations) != 6 {
+		t.Fatalf("app1 over REST: %+v %v", a, err)
+	}
+	rec.mu.Lock()
+	for _, x := range a.Allocations {
+		if got := rec.allocs[x.Key]; got == nil || got.NodeID != x.Node {
+			t.Errorf("REST allocation %s on %s, the RM has %v", x.Key, x.Node, got)
+		}
+	}
+	rec.mu.Unlock()
+	var ns []struct {
+		ID          string           `json:"nodeID"`
+		Allocated   map[string]int64 `json:"allocated"`
+		Allocations []any            `json:"allocations"`
+	}
+	if err := json.Unmarshal(get(t, s, "/ws/v1/partition/default/nodes", token, 200), &ns); err != nil || len(ns) != 2 {
+		t.Fatalf("nodes over REST: %+v %v", ns, err)
+	}
+	for _, n := range ns {
+		if int(n.Allocated["vcore"]) != 1000*used[n.ID] || len(n.Allocations) != used[n.ID] {
+			t.Errorf("node %s over REST: %v and %d allocations, the RM has %d", n.ID, n.Allocated, len(n.Allocations), used[n.ID])
+		}
 	}
 
 	// events: one APP_ALLOC per allocation, in the batch and on the stream
@@ -240,6 +279,31 @@ func TestReconnectResync(t *testing.T) {
 	}
 	if v := m[`yunikorn_scheduler_container_allocation_attempt_total{state="allocated"}`]; v != 8 {
 		t.Fatalf("allocations made = %v, want 4 before and 4 after the cut", v)
+	}
+	var health struct {
+		Healthy      bool
+		HealthChecks []struct {
+			Name      string
+			Succeeded bool
+		}
+	}
+	if err := json.Unmarshal(get(t, s, "/ws/v1/scheduler/healthcheck", "", 200), &health); err != nil || len(health.HealthChecks) == 0 {
+		t.Fatalf("health over REST: %+v %v", health, err)
+	}
+	var a struct {
+		Allocations []struct {
+			Key string `json:"allocationKey"`
+		} `json:"allocations"`
+	}
+	if err := json.Unmarshal(get(t, s, "/ws/v1/partition/default/application/app1", "", 200), &a); err != nil || len(a.Allocations) != 8 {
+		t.Fatalf("app1 after resync over REST: %+v %v", a, err)
+	}
+	seen := map[string]bool{}
+	for _, x := range a.Allocations {
+		if seen[x.Key] {
+			t.Fatalf("allocation %s twice after resync", x.Key)
+		}
+		seen[x.Key] = true
 	}
 	must(t, s.Service().Inspect(func(e *engine.Engine) {
 		if err := e.Verify(); err != nil {

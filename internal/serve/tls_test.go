@@ -94,3 +94,24 @@ func TestTLSAndDefaultConfig(t *testing.T) {
 		t.Fatal("rm2 got the server's configuration instead of its own")
 	}
 }
+
+// TestTokenScope: by default the token guards gRPC and the sensitive REST
+// endpoints, and reads stay open for the web UI.
+func TestTokenScope(t *testing.T) {
+	s := start(t, Options{Token: token})
+	get(t, s, "/ws/v1/partitions", "", 200)
+	get(t, s, "/ws/v1/metrics", "", 200)
+	get(t, s, "/ws/v1/config", "", http.StatusUnauthorized)
+	get(t, s, "/debug/stack", "", http.StatusUnauthorized)
+	get(t, s, "/debug/stack", token, 200)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := grpcclient.Dial(ctx, s.GRPCAddr(), grpcclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Register(ctx, &si.RegisterResourceManagerRequest{RmID: "rm"}, newRecorder()); err == nil {
+		t.Fatal("gRPC without the token accepted")
+	}
+}

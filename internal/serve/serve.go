@@ -96,7 +96,6 @@ type Server struct {
 	metrics *metrics.Metrics
 	logs    *logging.Set
 	log     *slog.Logger
-	snaps   *recentSnapshots
 	health  *health.Checker
 	history *history.History
 	cancel  context.CancelFunc // stops the health and history loops
@@ -137,13 +136,13 @@ func Start(o Options) (*Server, error) {
 	if o.SnapshotMaxAge == 0 {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
 	}
-	s.snaps = &recentSnapshots{src: s.svc, maxAge: o.SnapshotMaxAge}
+	s.svc.SetSnapshotMaxAge(max(o.SnapshotMaxAge, 0))
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
 	o.Events.Registry = s.svc.Registry()
 	s.events = events.New(o.Events)
-	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.snaps}, o.Logs.Logger(logging.Metrics))
+	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
 	hooks := s.metrics.Hooks()
 	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
 	hooks.Extra = s.applyExtra
@@ -171,13 +170,13 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
 	}
 	s.restAddr = lis.Addr()
-	s.health = health.New(s.snaps, health.DefaultInterval)
+	s.health = health.New(s.svc, health.DefaultInterval)
 	s.history = history.New(history.DefaultCapacity)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.loops.Add(2)
 	go func() { defer s.loops.Done(); s.health.Run(ctx) }()
-	go func() { defer s.loops.Done(); s.history.Run(ctx, s.snaps, o.Clock, history.DefaultInterval) }()
+	go func() { defer s.loops.Done(); s.history.Run(ctx, s.svc, o.Clock, history.DefaultInterval) }()
 	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
 		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
 	go func() {
@@ -198,7 +197,7 @@ func Start(o Options) (*Server, error) {
 // handler is the REST API, with metrics and events mounted, behind the
 // token check when reads need the token too.
 func (s *Server) handler(token string, reads bool) http.Handler {
-	h := rest.New(s.snaps, rest.Options{
+	h := rest.New(s.svc, rest.Options{
 		Token: token, Health: s.health, History: s.history,
 		Metrics:     s.metrics.CachedHandler(MetricsCacheTTL),
 		EventsBatch: s.events.BatchHandler(), EventsStream: s.events.StreamHandler(),

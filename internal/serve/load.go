@@ -203,6 +203,13 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 		}
 	}()
 
+	// warm-up: the first allocations are back before the clock starts
+	if err := waitUntil(ctx, func() bool { return rm.counted.Load() > 0 }); err != nil {
+		close(stop)
+		wg.Wait()
+		return out, fmt.Errorf("load: no allocation: %w", err)
+	}
+
 	// the readers
 	var requests, errs atomic.Uint64
 	var firstErr atomic.Value

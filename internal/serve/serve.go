@@ -203,6 +203,7 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 		EventsBatch: s.events.BatchHandler(), EventsStream: s.events.StreamHandler(),
 		LogLevel: s.logs.Level(logging.Root).String(),
 	})
+	h = &responseCache{next: h, src: s.svc}
 	if token == "" || !reads {
 		return h
 	}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paddock-sched/paddock/internal/clock"
@@ -143,6 +144,7 @@ func Start(o Options) (*Server, error) {
 	o.Events.Registry = s.svc.Registry()
 	s.events = events.New(o.Events)
 	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
+	s.registerEventMetrics()
 	hooks := s.metrics.Hooks()
 	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
 	hooks.Extra = s.applyExtra
@@ -192,6 +194,24 @@ func Start(o Options) (*Server, error) {
 	}()
 	s.log.Info("paddock serving", "rest", s.restAddr.String(), "grpc", s.grpcAddr.String(), "tls", o.TLS != nil, "token", o.Token != "")
 	return s, nil
+}
+
+// registerEventMetrics exports the event history's own counters (the
+// reference defines event metrics but never registers them).
+func (s *Server) registerEventMetrics() {
+	ring := s.events.Ring()
+	s.metrics.Registry().MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_event_ring_records", Help: "Event records held in the ring."},
+			func() float64 { return float64(ring.Len()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_event_ring_dropped_total", Help: "Event records overwritten before the ring's capacity allowed keeping them."},
+			func() float64 { return float64(ring.Dropped()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_event_streams", Help: "Open event streams."},
+			func() float64 { return float64(len(s.events.Streams())) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_event_stream_slow_disconnects_total", Help: "Event streams cut off for falling behind."},
+			func() float64 { return float64(s.events.SlowDisconnects()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_event_stream_refused_total", Help: "Event stream requests refused by the stream limits."},
+			func() float64 { return float64(s.events.Refused()) }),
+	)
 }
 
 // handler is the REST API, with metrics and events mounted, behind the

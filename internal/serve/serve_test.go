@@ -96,10 +96,14 @@ func TestEndToEnd(t *testing.T) {
 		`yunikorn_queue_app{partition="default",queue="root.a",state="running"}`:                         1,
 		`yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="allocated"}`: 6000,
 		`yunikorn_queue_container_total{partition="default",queue="root.a",state="allocated"}`:           6,
+		`paddock_event_streams`: 1,
 	} {
 		if m[series] != want {
 			t.Errorf("%s = %v, want %v", series, m[series], want)
 		}
+	}
+	if m[`paddock_event_ring_records`] < 6 {
+		t.Errorf("event ring holds %v records, want the allocations' events at least", m[`paddock_event_ring_records`])
 	}
 	if used["n1"] > 0 && m[`yunikorn_scheduler_vcore_node_usage_total{range="[0,10%]"}`] != 0 && used["n2"] > 0 {
 		t.Errorf("node usage: both nodes are used but a node is in the lowest bucket: %v", m)

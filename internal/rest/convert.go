@@ -169,7 +169,7 @@ func absUsed(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue) Res
 func queueInfo(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue, subtree bool) QueueInfo {
 	qi := QueueInfo{
 		QueueName: q.Path, Status: q.State, PendingResource: s.Map(q.Pending),
-		AllocatedResource: s.Map(q.Allocated), PreemptingResource: Resource{},
+		AllocatedResource: s.Map(q.Allocated), PreemptingResource: s.Map(q.Preempting),
 		IsLeaf: q.Leaf, IsManaged: q.Managed, Properties: strMap(q.Properties), Parent: q.Parent,
 		Children: []QueueInfo{}, ChildNames: []string{}, AbsUsedCapacity: absUsed(s, p, q),
 		MaxRunningApps: q.MaxApps, RunningApps: q.RunningApps, AllocatingAcceptedApps: []string{},

@@ -244,7 +244,7 @@ func buildQueue(q *queue.Queue, parent string, index map[string]*Queue) *Queue {
 	out := &Queue{
 		Name: q.Name, Path: q.Path, Parent: parent, Leaf: q.Leaf, Managed: q.Managed, State: q.State.String(),
 		Guaranteed: q.Guaranteed, Max: q.Max, Headroom: q.Headroom(),
-		Allocated: q.Allocated, Pending: q.Pending, MaxApps: q.MaxApps, RunningApps: q.RunningApps,
+		Allocated: q.Allocated, Preempting: q.Preempting, Pending: q.Pending, MaxApps: q.MaxApps, RunningApps: q.RunningApps,
 		Props: q.Props, Template: q.Template, Priority: q.Priority(),
 	}
 	switch {

@@ -111,7 +111,10 @@ type Queue struct {
 	// is what may still be allocated here, limited by every ancestor.
 	Guaranteed, Max, Headroom resource.Quota
 	Allocated, Pending        resource.Vector
-	MaxApps, RunningApps      uint64
+	// Preempting is what preemption victims here and below hold until the
+	// RM releases them.
+	Preempting           resource.Vector
+	MaxApps, RunningApps uint64
 	// Properties are the queue's property map as configured (merged with
 	// its parent's inherited ones), or its template's for dynamic queues.
 	Properties map[string]string

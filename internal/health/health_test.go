@@ -16,20 +16,6 @@ import (
 	"github.com/paddock-sched/paddock/si/api"
 )
 
-type nopRM struct{}
-
-func (nopRM) UpdateAllocation(*si.AllocationResponse) error   { return nil }
-func (nopRM) UpdateApplication(*si.ApplicationResponse) error { return nil }
-func (nopRM) UpdateNode(*si.NodeResponse) error               { return nil }
-func (nopRM) Predicates(*si.PredicatesArgs) error             { return nil }
-func (nopRM) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (nopRM) SendEvent([]*si.EventRecord)                                              {}
-func (nopRM) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
-
-var _ api.ResourceManagerCallback = nopRM{}
-
 const cfg = `
 partitions:
   - name: default
@@ -50,7 +36,7 @@ func res(cpu, mem int64) *si.Resource {
 func cluster(t *testing.T) *rmproxy.Service {
 	t.Helper()
 	s := rmproxy.NewManual(clock.NewVirtual(time.Unix(1000, 0)))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: cfg}, nopRM{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: cfg}, api.NopCallback{}); err != nil {
 		t.Fatal(err)
 	}
 	s.UpdateNode(&si.NodeRequest{RmID: "rm", Nodes: []*si.NodeInfo{

@@ -15,20 +15,6 @@ import (
 	"github.com/paddock-sched/paddock/si/api"
 )
 
-type nopRM struct{}
-
-func (nopRM) UpdateAllocation(*si.AllocationResponse) error   { return nil }
-func (nopRM) UpdateApplication(*si.ApplicationResponse) error { return nil }
-func (nopRM) UpdateNode(*si.NodeResponse) error               { return nil }
-func (nopRM) Predicates(*si.PredicatesArgs) error             { return nil }
-func (nopRM) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (nopRM) SendEvent([]*si.EventRecord)                                              {}
-func (nopRM) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
-
-var _ api.ResourceManagerCallback = nopRM{}
-
 const testConfig = `
 partitions:
   - name: default
@@ -104,7 +90,7 @@ func setUp(t *testing.T) (*rmproxy.Service, *Metrics) {
 	svc := rmproxy.NewManual(clock.NewVirtual(time.Unix(1000, 0)))
 	m := New(SnapshotSource{Service: svc}, nil)
 	svc.SetHooks(m.Hooks())
-	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: testConfig}, nopRM{}); err != nil {
+	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: testConfig}, api.NopCallback{}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, m

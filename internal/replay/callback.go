@@ -2,12 +2,14 @@ package replay
 
 import (
 	"github.com/paddock-sched/paddock/si"
+	"github.com/paddock-sched/paddock/si/api"
 )
 
 // callback is the replay RM's side of the SI: it records what the
 // scheduler decided.
 type callback struct {
-	s *sim
+	api.NopCallback // predicates pass; events and scheduling states are dropped
+	s               *sim
 }
 
 func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
@@ -103,10 +105,3 @@ func (c *callback) UpdateNode(r *si.NodeResponse) error {
 	c.s.stats.RejectedNodes += len(r.Rejected)
 	return nil
 }
-
-func (c *callback) Predicates(*si.PredicatesArgs) error { return nil }
-func (c *callback) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (c *callback) SendEvent([]*si.EventRecord)                                              {}
-func (c *callback) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"fmt"
+	"github.com/paddock-sched/paddock/si/api"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // applications, fed through the SI.
 func large(b *testing.B) *rmproxy.Service {
 	s := rmproxy.NewManual(clock.NewVirtual(start))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, nopRM{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
 		b.Fatal(err)
 	}
 	var nodes []*si.NodeInfo

@@ -14,20 +14,6 @@ import (
 
 // A scripted cluster state, driven through the SI on a virtual clock.
 
-type nopRM struct{}
-
-func (nopRM) UpdateAllocation(*si.AllocationResponse) error   { return nil }
-func (nopRM) UpdateApplication(*si.ApplicationResponse) error { return nil }
-func (nopRM) UpdateNode(*si.NodeResponse) error               { return nil }
-func (nopRM) Predicates(*si.PredicatesArgs) error             { return nil }
-func (nopRM) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (nopRM) SendEvent([]*si.EventRecord)                                              {}
-func (nopRM) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
-
-var _ api.ResourceManagerCallback = nopRM{}
-
 const testConfig = `
 partitions:
   - name: default
@@ -97,7 +83,7 @@ func scripted(t testing.TB) (*rmproxy.Service, *clock.Virtual) {
 	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{
 		RmID: "rm-1", PolicyGroup: "queues", Config: testConfig,
 		BuildInfo: map[string]string{"buildVersion": "1.0.0", "buildDate": "2026-01-01"},
-	}, nopRM{}); err != nil {
+	}, api.NopCallback{}); err != nil {
 		t.Fatal(err)
 	}
 	node := func(id, rack string, cpu, mem int64) *si.NodeInfo {

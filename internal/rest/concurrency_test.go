@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-sched/paddock/si/api"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,7 @@ import (
 func TestConcurrentReaders(t *testing.T) {
 	s := rmproxy.New(clock.Real{})
 	defer s.Stop()
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, nopRM{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
 		t.Fatal(err)
 	}
 	var nodes []*si.NodeInfo

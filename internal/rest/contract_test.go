@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"github.com/paddock-sched/paddock/si/api"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // web UI needs are still there, and lists are [] rather than null.
 func TestEmptyClusterShapes(t *testing.T) {
 	s := rmproxy.NewManual(clock.NewVirtual(start))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, nopRM{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
 		t.Fatal(err)
 	}
 	h := New(s, Options{})

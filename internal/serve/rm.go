@@ -10,11 +10,12 @@ import (
 // recorder is a remote RM's callback that keeps what it was told;
 // responses arrive on three goroutines. The load run and the tests use it.
 type recorder struct {
-	mu       sync.Mutex
-	allocs   map[string]*si.Allocation
-	accApps  map[string]bool
-	accNodes map[string]bool
-	changed  chan struct{}
+	api.NopCallback // predicates pass; events are dropped
+	mu              sync.Mutex
+	allocs          map[string]*si.Allocation
+	accApps         map[string]bool
+	accNodes        map[string]bool
+	changed         chan struct{}
 }
 
 func newRecorder() *recorder {
@@ -59,13 +60,6 @@ func (r *recorder) UpdateNode(resp *si.NodeResponse) error {
 	r.poke()
 	return nil
 }
-
-func (r *recorder) Predicates(*si.PredicatesArgs) error { return nil }
-func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (r *recorder) SendEvent([]*si.EventRecord)                                              {}
-func (r *recorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
 
 // Request builders of the load run and the tests: nodes of 4 cores and
 // 8 GiB, an application of user alice, asks of 1 core and 1 GiB.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/paddock-sched/paddock/si"
 	"reflect"
 	"sort"
 	"strings"
@@ -107,5 +108,18 @@ func TestConstants(t *testing.T) {
 func TestTagKeyComposition(t *testing.T) {
 	if got := DomainK8s + GroupMeta + KeyNamespace; got != "kubernetes.io/meta/namespace" {
 		t.Fatalf("tag key = %q, want kubernetes.io/meta/namespace", got)
+	}
+}
+
+func TestNopCallback(t *testing.T) {
+	var cb ResourceManagerCallback = NopCallback{}
+	if err := cb.UpdateAllocation(&si.AllocationResponse{}); err != nil {
+		t.Errorf("UpdateAllocation: %v", err)
+	}
+	if err := cb.Predicates(&si.PredicatesArgs{}); err != nil {
+		t.Errorf("Predicates: %v", err)
+	}
+	if r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{}); r == nil || !r.Success {
+		t.Errorf("PreemptionPredicates = %v, want success", r)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"github.com/paddock-sched/paddock/si/api"
 	"math/big"
 	"net"
 	"strings"
@@ -35,8 +36,9 @@ partitions:
 
 // nodeRecorder records accepted nodes; everything else is ignored.
 type nodeRecorder struct {
-	mu    sync.Mutex
-	nodes []string
+	api.NopCallback // predicates pass; events are dropped
+	mu              sync.Mutex
+	nodes           []string
 }
 
 func (r *nodeRecorder) UpdateAllocation(*si.AllocationResponse) error   { return nil }
@@ -49,12 +51,6 @@ func (r *nodeRecorder) UpdateNode(resp *si.NodeResponse) error {
 	}
 	return nil
 }
-func (r *nodeRecorder) Predicates(*si.PredicatesArgs) error { return nil }
-func (r *nodeRecorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (r *nodeRecorder) SendEvent([]*si.EventRecord)                                              {}
-func (r *nodeRecorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
 
 func (r *nodeRecorder) accepted() []string {
 	r.mu.Lock()

@@ -35,12 +35,13 @@ const cfgWithC = cfg + `          - name: c
 
 // recorder is a remote RM's callback; responses arrive on three goroutines.
 type recorder struct {
-	mu       sync.Mutex
-	allocs   map[string]*si.Allocation // by allocation key
-	accApps  map[string]bool
-	rejApps  map[string]bool
-	accNodes map[string]bool
-	changed  chan struct{}
+	api.NopCallback // predicates pass; events are dropped
+	mu              sync.Mutex
+	allocs          map[string]*si.Allocation // by allocation key
+	accApps         map[string]bool
+	rejApps         map[string]bool
+	accNodes        map[string]bool
+	changed         chan struct{}
 }
 
 func newRecorder() *recorder {
@@ -89,13 +90,6 @@ func (r *recorder) UpdateNode(resp *si.NodeResponse) error {
 	r.poke()
 	return nil
 }
-
-func (r *recorder) Predicates(*si.PredicatesArgs) error { return nil }
-func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-func (r *recorder) SendEvent([]*si.EventRecord)                                              {}
-func (r *recorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
 
 func (r *recorder) await(t *testing.T, what string, cond func() bool) {
 	t.Helper()

@@ -247,16 +247,12 @@ func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int
 	if !ok {
 		return 0, app.Reason{Kind: app.GangDoesNotFit}
 	}
-	made := 0
-	for _, x := range phs {
-		n := p.findNode(x)
-		if n == nil {
-			break // cannot happen: the trial placed the same asks in the same order
-		}
-		p.allocate(a, leaf, x, n, now)
-		made++
+	// the trial's nodes are the ones a real placement in the same order
+	// finds, so the placeholders go there without searching again
+	for i, x := range phs {
+		p.allocate(a, leaf, x, tried[i].n, now)
 	}
-	return made, app.Reason{}
+	return len(phs), app.Reason{}
 }
 
 // waitsForGang reports whether a real ask of a must wait: the application

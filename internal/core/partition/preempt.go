@@ -313,8 +313,8 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		best.node = p.findNode(x)
 	}
 	p.index.Ascend(func(n *node.Node) bool {
-		if best.node != nil && blocked && len(best.victims) == 0 {
-			return false
+		if best.node != nil && len(best.victims) == 0 {
+			return false // a node has room already: only the queues need victims
 		}
 		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true

@@ -51,7 +51,7 @@ func (m *Manager) Allows(user, group, queuePath, appID string, res resource.Vect
 	if m == nil {
 		return true
 	}
-	if a := m.running(appID); a != nil && a.user == user && a.group == group && a.leaf.path == queuePath {
+	if a := m.running(appID); a != nil && a.check(user, group, queuePath) == nil {
 		mask := res.Support()
 		for _, b := range a.bounds {
 			if !b.lim.max.AllowsAddOn(&b.n.usage, &res, mask) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
+	"github.com/paddock-sched/paddock/internal/core/usage"
 )
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
@@ -228,22 +229,9 @@ func (s *server) users(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 }
 
 func (s *server) user(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
-	p, ok := partition(w, r, snap)
-	if !ok {
-		return
+	if p, ok := partition(w, r, snap); ok {
+		serveTracker(w, r, "user", r.PathValue("user"), userName, p.Name, p.Users, func(u usage.UserDAO) string { return u.UserName })
 	}
-	name := r.PathValue("user")
-	if !userName.MatchString(name) {
-		writeError(w, r, http.StatusBadRequest, "Invalid user name", "user name "+strconvQuote(name)+" is not valid")
-		return
-	}
-	for _, u := range p.Users {
-		if u.UserName == name {
-			writeJSON(w, r, u)
-			return
-		}
-	}
-	writeError(w, r, http.StatusNotFound, "User not found", "user "+name+" has no usage in partition "+p.Name)
 }
 
 func (s *server) groups(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
@@ -253,22 +241,26 @@ func (s *server) groups(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 }
 
 func (s *server) group(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {
-	p, ok := partition(w, r, snap)
-	if !ok {
+	if p, ok := partition(w, r, snap); ok {
+		serveTracker(w, r, "group", r.PathValue("group"), groupName, p.Name, p.Groups, func(g usage.GroupDAO) string { return g.GroupName })
+	}
+}
+
+// serveTracker answers for the user or group tracker called name: 400 when
+// the name is not one the configuration accepts, 404 when it has no usage.
+func serveTracker[T any](w http.ResponseWriter, r *http.Request, kind, name string, valid *regexp.Regexp, part string, list []T, nameOf func(T) string) {
+	title := strings.ToUpper(kind[:1]) + kind[1:]
+	if !valid.MatchString(name) {
+		writeError(w, r, http.StatusBadRequest, "Invalid "+kind+" name", kind+" name "+strconvQuote(name)+" is not valid")
 		return
 	}
-	name := r.PathValue("group")
-	if !groupName.MatchString(name) {
-		writeError(w, r, http.StatusBadRequest, "Invalid group name", "group name "+strconvQuote(name)+" is not valid")
-		return
-	}
-	for _, g := range p.Groups {
-		if g.GroupName == name {
-			writeJSON(w, r, g)
+	for _, t := range list {
+		if nameOf(t) == name {
+			writeJSON(w, r, t)
 			return
 		}
 	}
-	writeError(w, r, http.StatusNotFound, "Group not found", "group "+name+" has no usage in partition "+p.Name)
+	writeError(w, r, http.StatusNotFound, title+" not found", kind+" "+name+" has no usage in partition "+part)
 }
 
 func (s *server) nodeUtilizations(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) {

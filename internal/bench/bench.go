@@ -101,7 +101,7 @@ func (c *counter) UpdateNode(r *si.NodeResponse) error {
 }
 func (c *counter) Predicates(*si.PredicatesArgs) error { return nil }
 func (c *counter) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return nil
+	return &si.PreemptionPredicatesResponse{Success: true}
 }
 func (c *counter) SendEvent([]*si.EventRecord)                                              {}
 func (c *counter) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}

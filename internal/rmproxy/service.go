@@ -241,6 +241,17 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
 			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil
 		})
+		// and its PreemptionPredicates confirms a node's victims (§2.12);
+		// no answer counts as a refusal
+		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
+			r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{
+				AllocationKey: x.Key, NodeID: nodeID, PreemptAllocationKeys: victims, StartIndex: int32(start),
+			})
+			if r == nil || !r.Success {
+				return false, 0
+			}
+			return true, int(r.Index)
+		})
 		return nil
 	})
 	if err != nil {

@@ -26,6 +26,10 @@ type recorder struct {
 	rejNodes []*si.RejectedNode
 	changed  chan struct{}
 	veto     map[string]bool // nodes the RM's predicate rejects
+	// preempt answers PreemptionPredicates when set (else success); the
+	// calls are recorded in checks
+	preempt func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse
+	checks  []*si.PreemptionPredicatesArgs
 	events   []*si.EventRecord
 }
 
@@ -77,7 +81,11 @@ func (r *recorder) Predicates(a *si.PredicatesArgs) error {
 	}
 	return nil
 }
-func (r *recorder) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+func (r *recorder) PreemptionPredicates(a *si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+	r.checks = append(r.checks, a)
+	if r.preempt != nil {
+		return r.preempt(a)
+	}
 	return &si.PreemptionPredicatesResponse{Success: true}
 }
 func (r *recorder) SendEvent(ev []*si.EventRecord) {
@@ -376,5 +384,71 @@ func TestEventBufferKeepsNewest(t *testing.T) {
 	got := b.take()
 	if len(got) != EventCapacity || b.dropped != 10 || got[0].ObjectID != "10" || got[len(got)-1].ObjectID != fmt.Sprint(EventCapacity+9) {
 		t.Fatalf("buffer %d, dropped %d, oldest %s", len(got), b.dropped, got[0].ObjectID)
+	}
+}
+
+// TestPreemptionPredicatesReachTheRM: a preemption plan is offered to the
+// RM's PreemptionPredicates with the chosen victims first and startIndex
+// at the last of them; no answer refuses the plan, and an answer whose
+// index reaches past startIndex takes that many victims.
+func TestPreemptionPredicatesReachTheRM(t *testing.T) {
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	s := NewManual(v)
+	rec := newRecorder()
+	rec.preempt = func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse { return nil }
+	conf := `
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            resources: {guaranteed: {vcore: 4000}}
+          - name: b
+`
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: conf}, rec); err != nil {
+		t.Fatal(err)
+	}
+	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}},
+		{ApplicationID: "b", QueueName: "root.b", Ugi: &si.UserGroupInformation{User: "u"}},
+	}})
+	var asks []*si.Allocation
+	for i := range 4 {
+		asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprint("b", i), ApplicationID: "b", ResourcePerAlloc: res(1000, 1<<20)})
+	}
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: asks})
+	s.Cycle()
+	if len(rec.allocs) != 4 {
+		t.Fatalf("allocated %d, want 4", len(rec.allocs))
+	}
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "a0", ApplicationID: "a", ResourcePerAlloc: res(2000, 1<<20)}}})
+	s.Cycle()
+	v.Advance(31 * time.Second) // past preemption.delay
+	s.Cycle()
+	if len(rec.checks) != 1 {
+		t.Fatalf("PreemptionPredicates called %d times, want 1", len(rec.checks))
+	}
+	c := rec.checks[0]
+	if c.AllocationKey != "a0" || c.NodeID != "n0" || c.StartIndex != 1 || len(c.PreemptAllocationKeys) != 4 {
+		t.Fatalf("args = %v; want a0 on n0, 4 victims offered, startIndex 1", c)
+	}
+	if len(rec.released) != 0 {
+		t.Fatalf("released %d with no answer from the RM", len(rec.released))
+	}
+	rec.preempt = func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+		return &si.PreemptionPredicatesResponse{Success: true, Index: 2}
+	}
+	v.Advance(16 * time.Second) // past the retry interval
+	s.Cycle()
+	if len(rec.checks) != 2 || len(rec.released) != 3 {
+		t.Fatalf("checks %d, released %d; want 2 and 3", len(rec.checks), len(rec.released))
+	}
+	for i, r := range rec.released {
+		if r.TerminationType != si.TerminationType_PREEMPTED_BY_SCHEDULER || r.AllocationKey != c.PreemptAllocationKeys[i] {
+			t.Fatalf("release %d = %v, want %s preempted", i, r, c.PreemptAllocationKeys[i])
+		}
 	}
 }

@@ -42,6 +42,19 @@ func (e *Engine) SetPredicate(rmID string, pred Predicate) {
 	}
 }
 
+// SetPreemptCheck installs an RM's check of preemption plans (SI
+// PreemptionPredicates) on all its partitions, present and future.
+func (e *Engine) SetPreemptCheck(rmID string, c partition.PreemptCheck) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return
+	}
+	rm.preemptCheck = c
+	for _, p := range rm.partitions {
+		p.SetPreemptCheck(c)
+	}
+}
+
 // RM is one registered resource manager and its partitions.
 type RM struct {
 	ID          string
@@ -52,8 +65,10 @@ type RM struct {
 	names       []string // partition names, sorted
 	removed     []*partition.Partition
 	predicate   Predicate
-	events      bool
-	sink        func(event.Record)
+	// preemptCheck is the RM's PreemptionPredicates, nil for none.
+	preemptCheck partition.PreemptCheck
+	events       bool
+	sink         func(event.Record)
 }
 
 // New returns an engine with no resource managers.
@@ -189,6 +204,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		}
 		p, _ := partition.New(rmID, e.reg, pc)
 		p.SetPredicate(rm.predicate)
+		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetEventSink(rm.sinkFor())
 		rm.partitions[pc.Name] = p
 	}

@@ -37,6 +37,9 @@ import (
 //	release APP KEY
 //	remove-app APP
 //	confirm APP PLACEHOLDER         RM confirms a placeholder's replacement
+//	preempt-check [refuse=N1,N2] [more=K]  the RM's PreemptionPredicates:
+//	                                refuses plans on the nodes listed, and
+//	                                needs K victims beyond the start index
 //	  (app options for gangs: ph.vcore=.. ph.memory=.. style=Hard timeout=1m)
 //	step                            Tick and schedule at the current time
 //	advance DURATION                move the clock (no step)
@@ -285,6 +288,18 @@ func (s *scenario) do(line, heredoc string) {
 	case "use":
 		need(1)
 		s.rm = pos[0]
+	case "preempt-check":
+		refuse := map[string]bool{}
+		for _, n := range strings.Split(kv["refuse"], ",") {
+			refuse[n] = n != ""
+		}
+		more, _ := strconv.Atoi(kv["more"])
+		s.e.SetPreemptCheck(s.rm, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
+			if refuse[nodeID] || start+more >= len(victims) {
+				return false, 0
+			}
+			return true, start + more
+		})
 	case "foreign":
 		need(1)
 		p, ok := s.target(kv)

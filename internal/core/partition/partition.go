@@ -60,6 +60,10 @@ type Partition struct {
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
 	predicate func(x *app.Allocation, nodeID string) bool
+	// preemptCheck, when set, is the RM's PreemptionPredicates: whether
+	// ask x fits node nodeID once victims[0..start] (and, if needed, the
+	// following ones) are gone, and the last victim it needed.
+	preemptCheck PreemptCheck
 
 	// rules are the compiled placement rules.
 	rules *place.Rules
@@ -269,6 +273,16 @@ func (p *Partition) Shutdown(now time.Time, reason string) {
 	clear(p.nodes)
 	p.cluster = resource.Vector{}
 }
+
+// PreemptCheck is an RM's check of a preemption plan (SI
+// PreemptionPredicates): whether ask x fits node nodeID once victims[0]
+// to victims[start] are removed, taking further victims in order if it
+// must, and the index of the last victim it needed.
+type PreemptCheck func(x *app.Allocation, nodeID string, victims []string, start int) (ok bool, last int)
+
+// SetPreemptCheck installs the RM's check of preemption plans; nil (the
+// default) accepts every plan.
+func (p *Partition) SetPreemptCheck(c PreemptCheck) { p.preemptCheck = c }
 
 // SetPredicate installs the RM's node check: a candidate node that fits an
 // ask is only used when pred returns true. nil removes it.

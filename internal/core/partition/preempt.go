@@ -106,6 +106,11 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 	x.PreemptCheckedAt = now
 	plan, ok := p.planPreemption(leaf, x, now)
 	if !ok {
+		if underGuarantee(leaf, x.Res) {
+			// victims may become eligible (cooldowns, guarantees, the RM's
+			// predicates) without anything else changing: try again then
+			p.wakeAt(now.Add(PreemptionRetry))
+		}
 		return false
 	}
 	p.applyPreemption(a, x, plan, now)
@@ -321,7 +326,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 	}
 	g := guard{taken: map[*queue.Queue]resource.Vector{}}
 	var best preemptPlan
-	var bestScore [3]int64
+	var plans []nodePlan
 	var cands, chosen []victim
 	// blocked: a queue max stops the ask, so victims must also make room
 	// in the queues; the node may have room already
@@ -388,31 +393,33 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 				chosen = slices.Delete(chosen, i, i+1)
 			}
 		}
-		score := [3]int64{int64(len(chosen)), 0, 0}
+		np := nodePlan{node: n, order: workable}
 		for _, c := range chosen {
 			if !c.x.PreemptSelf {
-				score[1]++
+				np.score[1]++
 			}
 			if c.x.Originator {
-				score[1]++
+				np.score[1]++
 			}
-			score[2] += int64(c.prio)
+			np.score[2] += int64(c.prio)
+			np.victims = append(np.victims, c.x)
+		}
+		np.score[0] = int64(len(chosen))
+		if p.preemptCheck != nil {
+			np.extra = extraVictims(cands, chosen, &g)
 		}
 		for _, c := range chosen {
 			g.add(c, -1)
 		}
 		workable++
-		if best.node == nil || less3(score, bestScore) {
-			best.node, bestScore = n, score
-			best.victims = best.victims[:0]
-			for _, c := range chosen {
-				best.victims = append(best.victims, c.x)
-			}
-		}
+		plans = append(plans, np)
 		return true
 	})
-	if best.node == nil {
-		return preemptPlan{}, false
+	if best.node == nil || len(best.victims) > 0 {
+		var ok bool
+		if best, ok = p.bestChecked(x, plans); !ok {
+			return preemptPlan{}, false
+		}
 	}
 	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
 		return preemptPlan{}, false
@@ -484,6 +491,74 @@ func helps(v, ask, avail resource.Vector) bool {
 		}
 	}
 	return false
+}
+
+// nodePlan is one node's workable set of victims for an ask: the fewest
+// and least protected ones (victims), and, for the RM's
+// PreemptionPredicates, the further eligible ones in victim order that
+// the RM may take too (extra). score orders plans: fewer victims, fewer
+// protected ones (opted out, originators), lower priorities; order is the
+// node's position in the search.
+type nodePlan struct {
+	node    *node.Node
+	victims []*app.Allocation
+	extra   []*app.Allocation
+	score   [3]int64
+	order   int
+}
+
+// extraVictims lists the candidates beyond chosen that could still be
+// taken without breaking a guarantee, in victim order. g holds chosen and
+// is left as it was.
+func extraVictims(cands, chosen []victim, g *guard) []*app.Allocation {
+	var out []*app.Allocation
+	var added []victim
+	for _, c := range cands {
+		if slices.ContainsFunc(chosen, func(v victim) bool { return v.x == c.x }) || !g.allows(c) {
+			continue
+		}
+		g.add(c, 1)
+		added = append(added, c)
+		out = append(out, c.x)
+	}
+	for _, c := range added {
+		g.add(c, -1)
+	}
+	return out
+}
+
+// bestChecked returns the best plan the RM's PreemptionPredicates accepts
+// (every plan when the RM gives none), trying plans best first. The RM is
+// offered the plan's victims followed by its extra ones, starting from
+// the last chosen victim (startIndex); it answers with the last victim it
+// needed, which may reach into the extra ones, never below the chosen.
+func (p *Partition) bestChecked(x *app.Allocation, plans []nodePlan) (preemptPlan, bool) {
+	slices.SortFunc(plans, func(a, b nodePlan) int {
+		if less3(a.score, b.score) {
+			return -1
+		}
+		if less3(b.score, a.score) {
+			return 1
+		}
+		return a.order - b.order
+	})
+	for _, np := range plans {
+		if p.preemptCheck == nil {
+			return preemptPlan{node: np.node, victims: np.victims}, true
+		}
+		all := append(slices.Clip(np.victims), np.extra...)
+		keys := make([]string, len(all))
+		for i, v := range all {
+			keys[i] = v.Key
+		}
+		ok, last := p.preemptCheck(x, np.node.ID, keys, len(np.victims)-1)
+		if !ok {
+			continue
+		}
+		last = min(max(last, len(np.victims)-1), len(all)-1)
+		return preemptPlan{node: np.node, victims: all[:last+1]}, true
+	}
+	return preemptPlan{}, false
 }
 
 func less3(a, b [3]int64) bool {

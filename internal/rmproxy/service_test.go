@@ -30,7 +30,7 @@ type recorder struct {
 	// calls are recorded in checks
 	preempt func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse
 	checks  []*si.PreemptionPredicatesArgs
-	events   []*si.EventRecord
+	events  []*si.EventRecord
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }

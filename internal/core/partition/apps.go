@@ -358,6 +358,9 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 	} else {
 		p.emitApp(event.Remove, releaseDetail[term], a.ID, key, "", x.Res, now)
 	}
+	if x.Placeholder && x.Pending() && len(p.gangHolds[a.ID]) > 0 && !hasPendingPlaceholder(a) {
+		p.releaseGangHolds(a.ID)
+	}
 	idle := a.PendingCount() == 0 && a.AllocatedCount() == 0
 	if x.Pending() {
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
@@ -417,6 +420,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	p.unmarkRunning(a, leaf)
 	p.users.RemoveApp(appID)
 	delete(p.gangTimers, appID)
+	p.releaseGangHolds(appID)
 	leaf.RemoveApp(a)
 	delete(p.apps, appID)
 	delete(p.completing, appID)

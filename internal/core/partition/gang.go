@@ -151,6 +151,7 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 	sortStrings(due)
 	for _, id := range due {
 		delete(p.gangTimers, id)
+		p.releaseGangHolds(id)
 		a, ok := p.apps[id]
 		if !ok {
 			continue
@@ -202,22 +203,7 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 // them. Two gangs competing for the same room thus never hold partial
 // placeholders that block each other. It returns how many it placed and
 // the reason when it placed none.
-func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int, app.Reason) {
-	var phs []*app.Allocation
-	var sum resource.Vector
-	a.Each(func(x *app.Allocation) bool {
-		if x.Placeholder && x.Pending() {
-			phs = append(phs, x)
-			sum.Inc(x.Res)
-		}
-		return true
-	})
-	slices.SortFunc(phs, func(x, y *app.Allocation) int {
-		if x.Priority != y.Priority {
-			return int(y.Priority) - int(x.Priority)
-		}
-		return strings.Compare(x.Key, y.Key)
-	})
+func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, phs []*app.Allocation, sum resource.Vector, now time.Time) (int, app.Reason) {
 	if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, sum) {
 		return 0, app.Reason{Kind: app.UserLimit, Object: a.User}
 	}
@@ -231,7 +217,10 @@ func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int
 	tried := make([]trial, 0, len(phs))
 	ok := true
 	for _, x := range phs {
-		n := p.findNode(x)
+		n := p.heldNode(a, x)
+		if n == nil {
+			n = p.findNode(x)
+		}
 		if n == nil {
 			ok = false
 			break
@@ -249,10 +238,42 @@ func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, now time.Time) (int
 	}
 	// the trial's nodes are the ones a real placement in the same order
 	// finds, so the placeholders go there without searching again
+	p.releaseGangHolds(a.ID)
 	for i, x := range phs {
 		p.allocate(a, leaf, x, tried[i].n, now)
 	}
 	return len(phs), app.Reason{}
+}
+
+// pendingPlaceholders returns the pending placeholders of a in placement
+// order (higher priority first, then by key) and their sum.
+func pendingPlaceholders(a *app.App) ([]*app.Allocation, resource.Vector) {
+	var phs []*app.Allocation
+	var sum resource.Vector
+	a.Each(func(x *app.Allocation) bool {
+		if x.Placeholder && x.Pending() {
+			phs = append(phs, x)
+			sum.Inc(x.Res)
+		}
+		return true
+	})
+	slices.SortFunc(phs, func(x, y *app.Allocation) int {
+		if x.Priority != y.Priority {
+			return int(y.Priority) - int(x.Priority)
+		}
+		return strings.Compare(x.Key, y.Key)
+	})
+	return phs, sum
+}
+
+// hasPendingPlaceholder reports whether a has a placeholder still to place.
+func hasPendingPlaceholder(a *app.App) bool {
+	found := false
+	a.Each(func(x *app.Allocation) bool {
+		found = x.Placeholder && x.Pending()
+		return !found
+	})
+	return found
 }
 
 // waitsForGang reports whether a real ask of a must wait: the application

@@ -50,6 +50,9 @@ type Partition struct {
 	sink        func(event.Record)
 	// gangTimers holds the placeholder timeout of gang applications.
 	gangTimers map[string]time.Time
+	// gangHolds lists, per gang application, the nodes held for it while
+	// the victims of its preemption leave (gangpreempt.go).
+	gangHolds map[string][]*node.Node
 	// retryAt is when a pass should run even if nothing changed (an ask
 	// becomes old enough to reserve); zero when nothing waits.
 	retryAt   time.Time
@@ -116,6 +119,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		completing:  map[string]time.Time{},
 		done:        map[string]doneApp{},
 		gangTimers:  map[string]time.Time{},
+		gangHolds:   map[string][]*node.Node{},
 		reserved:    map[string]*reservation{},
 		appReserved: map[string]string{},
 		Out:         Outbox{Partition: pc.Name},
@@ -189,6 +193,7 @@ func (p *Partition) retire(a *app.App, now time.Time) {
 	if q := p.leafOf(a); q != nil {
 		q.RemoveApp(a)
 	}
+	p.releaseGangHolds(a.ID)
 	delete(p.apps, a.ID)
 	delete(p.completing, a.ID)
 	p.done[a.ID] = doneApp{app: a, expires: now.Add(ExpireAfter)}

@@ -162,6 +162,8 @@ partitions:
                 properties: {application.sort.policy: fair}
               - name: l2
                 maxapplications: 3
+                resources: {guaranteed: {vcore: 4}}
+                properties: {preemption.delay: 2s}
           - name: p2
             queues:
               - name: l3
@@ -176,10 +178,10 @@ partitions:
 // every roll-up matches a recomputation, and no queue exceeds its max.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
 	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
-	preempted, gangsRan := false, false
+	preempted, gangsRan, gangPreempted := false, false, false
 	defer func() {
-		if !t.Failed() && (!preempted || !gangsRan) {
-			t.Errorf("the random runs never preempted (%v) or never started a gang (%v): the invariants were not exercised", preempted, gangsRan)
+		if !t.Failed() && (!preempted || !gangsRan || !gangPreempted) {
+			t.Errorf("the random runs never preempted (%v), never started a gang (%v) or no gang preempted (%v): the invariants were not exercised", preempted, gangsRan, gangPreempted)
 		}
 	}()
 	for seed := uint64(1); seed <= seeds(); seed++ {
@@ -228,13 +230,14 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 				// a gang: two placeholders and, later, real asks of its group
 				id := fmt.Sprint("gang", len(apps))
 				style := []string{GangSoft, GangHard}[rng.IntN(2)]
+				mayPreempt := rng.IntN(2) == 0
 				if p.AddApp(AppRequest{ID: id, Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
 					GangStyle: style, ExecutionTimeout: time.Duration(5+rng.IntN(20)) * time.Second}, now) == nil {
 					apps = append(apps, id)
 					for j := range 2 {
 						keyN++
 						k := fmt.Sprint("ph", keyN)
-						if p.AddAsk(&app.Allocation{Key: k, AppID: id, Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, now) == nil {
+						if p.AddAsk(&app.Allocation{Key: k, AppID: id, Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg", PreemptOther: mayPreempt}, now) == nil {
 							keys[id] = append(keys[id], k)
 						}
 						_ = j
@@ -317,6 +320,10 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 					if !a.PlaceholderAsk.IsZero() && a.State == app.Running && states[a.ID] != app.Running {
 						gangsRan = true
 					}
+					a.Each(func(x *app.Allocation) bool {
+						gangPreempted = gangPreempted || (x.Placeholder && x.TriggeredPreemption)
+						return !gangPreempted
+					})
 					return true
 				})
 			}

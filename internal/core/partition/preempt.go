@@ -574,9 +574,23 @@ func less3(a, b [3]int64) bool {
 // preempting in its queues and released to the RM with
 // PREEMPTED_BY_SCHEDULER; the node is reserved for the ask.
 func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptPlan, now time.Time) {
+	p.preemptVictims(a, x, plan.victims, now)
+	if k, has := p.appReserved[a.ID]; has {
+		p.unreserve(k)
+	}
+	if plan.node.ReservedFor == "" {
+		p.reserveNode(a, x, plan.node)
+	}
+	a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: plan.node.ID})
+}
+
+// preemptVictims marks victims as preempted for ask x of a, counts them as
+// preempting in their queues and releases them to the RM with
+// PREEMPTED_BY_SCHEDULER.
+func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, now time.Time) {
 	x.TriggeredPreemption = true
 	x.TookFrom = x.TookFrom[:0]
-	for _, v := range plan.victims {
+	for _, v := range victims {
 		va := p.apps[v.AppID]
 		vleaf := p.leafOf(va)
 		v.Preempted = true
@@ -594,14 +608,7 @@ func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptP
 		})
 		p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
 	}
-	p.Stats.Preemptions += uint64(len(plan.victims))
-	if k, has := p.appReserved[a.ID]; has {
-		p.unreserve(k)
-	}
-	if plan.node.ReservedFor == "" {
-		p.reserveNode(a, x, plan.node)
-	}
-	a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: plan.node.ID})
+	p.Stats.Preemptions += uint64(len(victims))
 }
 
 // victimGone updates the preemption bookkeeping when a preempted

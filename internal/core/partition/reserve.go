@@ -69,12 +69,15 @@ func (p *Partition) unreserveAsk(appID, key string) {
 	}
 }
 
-// unreserveNode drops the reservation held on a node.
+// unreserveNode drops the reservation or gang hold on a node.
 func (p *Partition) unreserveNode(n *node.Node) {
 	for _, k := range p.reservationKeys() {
 		if p.reserved[k].node == n {
 			p.unreserve(k)
 		}
+	}
+	if n.ReservedFor != "" && len(p.gangHolds) > 0 {
+		p.dropGangHold(n)
 	}
 }
 

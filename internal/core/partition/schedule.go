@@ -107,13 +107,16 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		if x.Placeholder {
-			n, why := p.placeGang(a, leaf, now)
+			phs, sum := pendingPlaceholders(a)
+			n, why := p.placeGang(a, leaf, phs, sum, now)
 			made += n
 			if n == 0 {
 				// the placeholder timeout runs while the gang waits for
 				// room, so a gang that never fits resumes or fails
 				p.startGangTimer(a, now)
-				a.SetWhyAll(why)
+				if why.Kind == app.UserLimit || !p.tryGangPreempt(&s, a, leaf, phs, sum, now) {
+					a.SetWhyAll(why)
+				}
 				t.SkipApp(leaf, a)
 			}
 			continue

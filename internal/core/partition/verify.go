@@ -101,9 +101,10 @@ func (p *Partition) Verify() error {
 			reservedNodes++
 		}
 	}
-	if reservedNodes != len(p.reserved) || len(p.appReserved) != len(p.reserved) {
-		bad("%d reserved nodes, %d reservations, %d apps with one", reservedNodes, len(p.reserved), len(p.appReserved))
+	if reservedNodes != len(p.reserved)+p.gangHeldNodes() || len(p.appReserved) != len(p.reserved) {
+		bad("%d reserved nodes, %d reservations, %d gang holds, %d apps with a reservation", reservedNodes, len(p.reserved), p.gangHeldNodes(), len(p.appReserved))
 	}
+	p.verifyGangHolds(bad)
 	var walk func(q *queue.Queue) (resource.Vector, resource.Vector, int)
 	walk = func(q *queue.Queue) (resource.Vector, resource.Vector, int) {
 		al, pe, n := leafAlloc[q.Path], leafPend[q.Path], leafAsks[q.Path]

@@ -326,6 +326,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 	}
 	g := guard{taken: map[*queue.Queue]resource.Vector{}}
 	var best preemptPlan
+	var bestScore [3]int64
 	var plans []nodePlan
 	var cands, chosen []victim
 	// blocked: a queue max stops the ask, so victims must also make room
@@ -393,33 +394,45 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 				chosen = slices.Delete(chosen, i, i+1)
 			}
 		}
-		np := nodePlan{node: n, order: workable}
+		score := [3]int64{int64(len(chosen)), 0, 0}
 		for _, c := range chosen {
 			if !c.x.PreemptSelf {
-				np.score[1]++
+				score[1]++
 			}
 			if c.x.Originator {
-				np.score[1]++
+				score[1]++
 			}
-			np.score[2] += int64(c.prio)
-			np.victims = append(np.victims, c.x)
+			score[2] += int64(c.prio)
 		}
-		np.score[0] = int64(len(chosen))
-		if p.preemptCheck != nil {
-			np.extra = extraVictims(cands, chosen, &g)
+		switch {
+		case p.preemptCheck != nil:
+			// the RM checks plans best first: keep every one
+			np := nodePlan{node: n, score: score, order: workable, extra: extraVictims(cands, chosen, &g)}
+			for _, c := range chosen {
+				np.victims = append(np.victims, c.x)
+			}
+			plans = append(plans, np)
+		case best.node == nil || less3(score, bestScore):
+			best.node, bestScore = n, score
+			best.victims = best.victims[:0]
+			for _, c := range chosen {
+				best.victims = append(best.victims, c.x)
+			}
 		}
 		for _, c := range chosen {
 			g.add(c, -1)
 		}
 		workable++
-		plans = append(plans, np)
 		return true
 	})
-	if best.node == nil || len(best.victims) > 0 {
+	if p.preemptCheck != nil && (best.node == nil || len(best.victims) > 0) {
 		var ok bool
 		if best, ok = p.bestChecked(x, plans); !ok {
 			return preemptPlan{}, false
 		}
+	}
+	if best.node == nil {
+		return preemptPlan{}, false
 	}
 	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
 		return preemptPlan{}, false
@@ -527,8 +540,8 @@ func extraVictims(cands, chosen []victim, g *guard) []*app.Allocation {
 	return out
 }
 
-// bestChecked returns the best plan the RM's PreemptionPredicates accepts
-// (every plan when the RM gives none), trying plans best first. The RM is
+// bestChecked returns the best plan the RM's PreemptionPredicates
+// accepts, trying plans best first. The RM is
 // offered the plan's victims followed by its extra ones, starting from
 // the last chosen victim (startIndex); it answers with the last victim it
 // needed, which may reach into the extra ones, never below the chosen.
@@ -543,9 +556,6 @@ func (p *Partition) bestChecked(x *app.Allocation, plans []nodePlan) (preemptPla
 		return a.order - b.order
 	})
 	for _, np := range plans {
-		if p.preemptCheck == nil {
-			return preemptPlan{node: np.node, victims: np.victims}, true
-		}
 		all := append(slices.Clip(np.victims), np.extra...)
 		keys := make([]string, len(all))
 		for i, v := range all {

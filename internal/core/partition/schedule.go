@@ -275,7 +275,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 }
 
 // Tick fires the partition's timers due at now: Completing applications
-// become Completed. It reports whether anything changed.
+// become Completed, gangs time out, due quota-change preemptions run. It reports whether anything changed.
 func (p *Partition) Tick(now time.Time) bool {
 	changed := false
 	var due []string
@@ -294,6 +294,9 @@ func (p *Partition) Tick(now time.Time) bool {
 		}
 	}
 	if len(p.gangTimers) > 0 && p.gangTimeouts(now) {
+		changed = true
+	}
+	if p.quotaPreempt(now) {
 		changed = true
 	}
 	if p.tree.CleanUp() > 0 {

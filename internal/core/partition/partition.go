@@ -54,8 +54,10 @@ type Partition struct {
 	// becomes old enough to reserve); zero when nothing waits.
 	retryAt time.Time
 	// quotaArmed counts the queues with a pending quota-preemption
-	// trigger (quotapreempt.go).
+	// trigger, quotaNext is the earliest trigger still to come
+	// (quotapreempt.go).
 	quotaArmed int
+	quotaNext  time.Time
 	cluster    resource.Vector
 	dirty      bool // something changed that may allow an allocation
 	sizeDirty  bool // cluster size changed since the tree last saw it

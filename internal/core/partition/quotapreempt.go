@@ -47,9 +47,11 @@ func (p *Partition) quotaApplies(q *queue.Queue) bool {
 // refreshQuota brings every queue's trigger up to date at time now and
 // returns the queues whose trigger is due and not checked within
 // QuotaRecheck, parents before their children. It arms a wake-up for the
-// earliest trigger still to come.
+// earliest trigger still to come (NextTimer reports it too, as a pass
+// may consume the wake-up before the trigger is due).
 func (p *Partition) refreshQuota(now time.Time) []*queue.Queue {
 	if p.quotaArmed == 0 && !p.quotaPreemptionEnabled() {
+		p.quotaNext = time.Time{}
 		return nil
 	}
 	armed := 0
@@ -70,7 +72,7 @@ func (p *Partition) refreshQuota(now time.Time) []*queue.Queue {
 			due = append(due, q)
 		}
 	})
-	p.quotaArmed = armed
+	p.quotaArmed, p.quotaNext = armed, next
 	if !next.IsZero() {
 		p.wakeAt(next)
 	}

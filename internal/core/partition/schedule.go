@@ -322,7 +322,8 @@ func (p *Partition) Dirty() bool { return p.dirty }
 
 // NextTimer returns the earliest time at which Tick or Schedule has
 // something to do without any new input (a Completing application
-// completes, an ask may reserve, a terminated application expires), or the
+// completes, an ask may reserve, a terminated application expires, a
+// quota preemption is due), or the
 // zero time. Virtual-time drivers use it to know when to step next.
 func (p *Partition) NextTimer() time.Time {
 	next := p.retryAt
@@ -330,6 +331,9 @@ func (p *Partition) NextTimer() time.Time {
 		if next.IsZero() || t.Before(next) {
 			next = t
 		}
+	}
+	if !p.quotaNext.IsZero() {
+		earlier(p.quotaNext)
 	}
 	for _, d := range p.gangTimers {
 		earlier(d)

@@ -112,7 +112,7 @@ func (p *Partition) quotaPreempt(now time.Time) bool {
 func quotaExcess(q *queue.Queue) resource.Vector {
 	excess := q.Over(q.Allocated.Sub(q.Preempting))
 	for a := q; a != nil && !excess.IsZero(); a = a.Parent {
-		room := a.OverGuaranteed(a.Allocated.Sub(a.Preempting), excess)
+		room := a.OverGuaranteed(a.Allocated.Sub(a.Preempting), excess.Support())
 		for i := range excess {
 			excess[i] = min(excess[i], room[i])
 		}
@@ -134,9 +134,10 @@ func quotaShares(q *queue.Queue, excess resource.Vector, leaves *[]*queue.Queue,
 	}
 	kids := q.Children()
 	over := make([]resource.Vector, len(kids))
+	types := excess.Support()
 	var total resource.Vector
 	for i, c := range kids {
-		over[i] = c.OverGuaranteed(c.Allocated.Sub(c.Preempting), excess)
+		over[i] = c.OverGuaranteed(c.Allocated.Sub(c.Preempting), types)
 		total.Inc(over[i])
 	}
 	for i, c := range kids {

@@ -36,11 +36,12 @@ func (q *Queue) Over(used resource.Vector) resource.Vector {
 }
 
 // OverGuaranteed returns what used holds above the queue's guarantee in
-// the types of mask: used itself where no guarantee is set, never negative.
-func (q *Queue) OverGuaranteed(used resource.Vector, mask resource.Vector) resource.Vector {
+// the types of m: used itself where no guarantee is set, never negative;
+// 0 outside m.
+func (q *Queue) OverGuaranteed(used resource.Vector, m resource.Mask) resource.Vector {
 	var out resource.Vector
 	for i := range used {
-		if mask[i] <= 0 {
+		if !m.Has(resource.Index(i)) {
 			continue
 		}
 		u := used[i]

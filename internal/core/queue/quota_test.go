@@ -62,8 +62,7 @@ func TestOverAndOverGuaranteed(t *testing.T) {
 	if over[resource.VCoreIndex] != 3 || over[resource.MemoryIndex] != 0 {
 		t.Fatalf("over %v", over)
 	}
-	var mask resource.Vector
-	mask[resource.VCoreIndex], mask[resource.MemoryIndex] = 1, 1
+	mask := resource.Mask(1<<resource.VCoreIndex | 1<<resource.MemoryIndex)
 	og := q.OverGuaranteed(used, mask)
 	if og[resource.VCoreIndex] != 5 || og[resource.MemoryIndex] != 100 {
 		t.Fatalf("over guaranteed %v", og)
@@ -71,5 +70,8 @@ func TestOverAndOverGuaranteed(t *testing.T) {
 	used[resource.VCoreIndex] = 1
 	if og := q.OverGuaranteed(used, mask); og[resource.VCoreIndex] != 0 {
 		t.Fatalf("below guarantee: %v", og)
+	}
+	if og := q.OverGuaranteed(used, 1<<resource.VCoreIndex); og[resource.MemoryIndex] != 0 {
+		t.Fatalf("outside the mask: %v", og)
 	}
 }

@@ -196,7 +196,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		pc := &cfg.Partitions[i]
 		keep[pc.Name] = true
 		if p, ok := rm.partitions[pc.Name]; ok {
-			if err := p.Reconfigure(pc); err != nil {
+			if err := p.Reconfigure(pc, now); err != nil {
 				// CheckReconfigure passed, so this is a broken invariant
 				return fmt.Errorf("update configuration: partition %s: %w", pc.Name, err)
 			}

@@ -49,8 +49,8 @@ import (
 //	expect count APP allocated|pending N
 //	expect state APP STATE
 //	expect rejected-app APP "text" | expect rejected-ask KEY "text"
-//	expect released APP KEY [TERMINATION]
-//	expect queue PATH allocated|pending res...
+//	expect released APP KEY [TERMINATION] ["message part"]
+//	expect queue PATH allocated|pending|preempting res...
 //	expect node ID allocated res...
 //	expect nodes-allocated N        number of allocations made so far
 //	expect running PATH N           running applications of a queue
@@ -60,6 +60,8 @@ import (
 //	expect app-queue APP PATH       the leaf queue placement chose
 //	expect event TYPE CHANGE DETAIL OBJECT [REF]  (numbers as in the SI)
 //	expect waiting|not-waiting APP KEY  the autoscaling signal was (not) sent
+//	expect quota-trigger PATH none|due|DURATION  the queue's quota-preemption
+//	                                trigger is unset, passed, or at now + DURATION
 //	  (app tags: tag.NAME=VALUE)
 
 type scenario struct {
@@ -73,6 +75,7 @@ type scenario struct {
 	rejApps map[string]string
 	rejAsks map[string]string
 	release map[string]partition.Termination
+	relMsg  map[string]string
 	events  []event.Record
 	waiting map[string]bool
 	line    int
@@ -99,7 +102,7 @@ func runScenario(t *testing.T, file string) {
 	s := &scenario{
 		t: t, e: New(), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), rm: "rm",
 		allocs: map[string]string{}, rejApps: map[string]string{}, rejAsks: map[string]string{},
-		release: map[string]partition.Termination{}, file: file, waiting: map[string]bool{},
+		release: map[string]partition.Termination{}, relMsg: map[string]string{}, file: file, waiting: map[string]bool{},
 	}
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	for sc.Scan() {
@@ -255,6 +258,7 @@ func (s *scenario) collect() {
 		}
 		for _, r := range b.Released {
 			s.release[r.AppID+"/"+r.AllocationKey] = r.Termination
+			s.relMsg[r.AppID+"/"+r.AllocationKey] = r.Message
 			delete(s.allocs, r.AppID+"/"+r.AllocationKey)
 		}
 	}
@@ -527,6 +531,9 @@ func (s *scenario) expect(w []string) {
 		if len(pos) > 2 && term != terminations[pos[2]] {
 			s.fail("%s/%s released with %d, want %s", pos[0], pos[1], term, pos[2])
 		}
+		if msg := s.relMsg[pos[0]+"/"+pos[1]]; len(pos) > 3 && !strings.Contains(msg, pos[3]) {
+			s.fail("%s/%s released with message %q, want it to contain %q", pos[0], pos[1], msg, pos[3])
+		}
 	case "queue":
 		q, ok := s.part(kv).Tree().Queue(pos[0])
 		if !ok {
@@ -534,8 +541,11 @@ func (s *scenario) expect(w []string) {
 		}
 		want := s.resources(kv)
 		got := q.Allocated
-		if pos[1] == "pending" {
+		switch pos[1] {
+		case "pending":
 			got = q.Pending
+		case "preempting":
+			got = q.Preempting
 		}
 		if got != want {
 			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.e.Registry().Format(got), s.e.Registry().Format(want))
@@ -623,6 +633,34 @@ func (s *scenario) expect(w []string) {
 	case "waiting", "not-waiting":
 		if got := s.waiting[pos[0]+"/"+pos[1]]; got != (w[0] == "waiting") {
 			s.fail("%s/%s reported waiting for cluster resources: %v", pos[0], pos[1], got)
+		}
+	case "quota-trigger":
+		q, ok := s.part(kv).Tree().Queue(pos[0])
+		if !ok {
+			s.fail("queue %s does not exist", pos[0])
+		}
+		if len(pos) < 2 {
+			s.fail("expect quota-trigger PATH none|due|DURATION")
+		}
+		got := q.QuotaPreemption.At
+		if pos[1] == "due" {
+			if got.IsZero() || got.After(s.now) {
+				s.fail("queue %s: quota preemption trigger at %v, want due by %v", pos[0], got, s.now)
+			}
+			return
+		}
+		if pos[1] == "none" {
+			if !got.IsZero() {
+				s.fail("queue %s: quota preemption trigger at now+%v, want none", pos[0], got.Sub(s.now))
+			}
+			return
+		}
+		d, err := time.ParseDuration(pos[1])
+		if err != nil {
+			s.fail("quota-trigger: %v", err)
+		}
+		if got.IsZero() || !got.Equal(s.now.Add(d)) {
+			s.fail("queue %s: quota preemption trigger at %v, want now+%v", pos[0], got, d)
 		}
 	case "queue-state":
 		q, ok := s.part(kv).Tree().Queue(pos[0])

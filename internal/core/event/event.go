@@ -68,16 +68,20 @@ const (
 	QueueGuaranteed   Detail = 404
 	QueueApp          Detail = 405
 	QueueAlloc        Detail = 406
-	AllocCancel       Detail = 500
-	AllocPreempt      Detail = 501
-	AllocTimeout      Detail = 502
-	AllocReplaced     Detail = 503
-	AllocNodeRemoved  Detail = 504
-	UserLimit         Detail = 600
-	GroupLimit        Detail = 601
-	AppLink           Detail = 602
-	UserResource      Detail = 603
-	GroupResource     Detail = 604
+	// QueuePreemption (reference §7 QUEUE_PREEMPTION): a quota-change
+	// preemption chose victims; the message summarises it. The SI spec
+	// this project implements has no name for it, so it travels as 407.
+	QueuePreemption  Detail = 407
+	AllocCancel      Detail = 500
+	AllocPreempt     Detail = 501
+	AllocTimeout     Detail = 502
+	AllocReplaced    Detail = 503
+	AllocNodeRemoved Detail = 504
+	UserLimit        Detail = 600
+	GroupLimit       Detail = 601
+	AppLink          Detail = 602
+	UserResource     Detail = 603
+	GroupResource    Detail = 604
 )
 
 // Record is one event.

@@ -35,6 +35,20 @@ func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg stri
 	p.emit(event.Record{Type: event.App, Change: c, Detail: d, ObjectID: appID, ReferenceID: ref, Message: msg, Resource: res, Time: nanos(now)})
 }
 
+func (p *Partition) emitQueue(c event.Change, d event.Detail, path, msg string, res resource.Vector, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	p.emit(event.Record{Type: event.Queue, Change: c, Detail: d, ObjectID: path, Message: msg, Resource: res, Time: nanos(now)})
+}
+
+func (p *Partition) emitRequest(key, appID, msg string, res resource.Vector, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	p.emit(event.Record{Type: event.Request, Change: event.None, Detail: event.DetailsNone, ObjectID: key, ReferenceID: appID, Message: msg, Resource: res, Time: nanos(now)})
+}
+
 func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref string, res resource.Vector) {
 	if p.noEvents {
 		return

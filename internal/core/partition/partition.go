@@ -55,10 +55,15 @@ type Partition struct {
 	gangHolds map[string][]*node.Node
 	// retryAt is when a pass should run even if nothing changed (an ask
 	// becomes old enough to reserve); zero when nothing waits.
-	retryAt   time.Time
-	cluster   resource.Vector
-	dirty     bool // something changed that may allow an allocation
-	sizeDirty bool // cluster size changed since the tree last saw it
+	retryAt time.Time
+	// quotaArmed counts the queues with a pending quota-preemption
+	// trigger, quotaNext is the earliest trigger still to come
+	// (quotapreempt.go).
+	quotaArmed int
+	quotaNext  time.Time
+	cluster    resource.Vector
+	dirty      bool // something changed that may allow an allocation
+	sizeDirty  bool // cluster size changed since the tree last saw it
 
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
@@ -135,8 +140,10 @@ func policyOf(pc *config.PartitionConfig) node.Policy {
 	return node.Fair
 }
 
-// Reconfigure applies a new validated configuration of this partition.
-func (p *Partition) Reconfigure(pc *config.PartitionConfig) error {
+// Reconfigure applies a new validated configuration of this partition at
+// time now (the time a lowered max or a changed quota-preemption delay
+// counts from).
+func (p *Partition) Reconfigure(pc *config.PartitionConfig, now time.Time) error {
 	w, err := p.reg.WeightsFromMap(pc.NodeSortPolicy.ResourceWeights)
 	if err != nil {
 		return fmt.Errorf("partition %s: nodesortpolicy: %w", pc.Name, err)
@@ -157,6 +164,7 @@ func (p *Partition) Reconfigure(pc *config.PartitionConfig) error {
 	p.cfg = pc
 	p.sizeDirty = true
 	p.dirty = true
+	p.refreshQuota(now)
 	return nil
 }
 

@@ -601,24 +601,30 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 	x.TriggeredPreemption = true
 	x.TookFrom = x.TookFrom[:0]
 	for _, v := range victims {
-		va := p.apps[v.AppID]
-		vleaf := p.leafOf(va)
-		v.Preempted = true
+		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID, now)
 		v.PreemptedFor = x
-		for q := vleaf; q != nil; q = q.Parent {
-			q.Preempting.Inc(v.Res)
-		}
 		x.Victims++
 		if !slices.Contains(x.TookFrom, vleaf.Path) {
 			x.TookFrom = append(x.TookFrom, vleaf.Path)
 		}
-		msg := "preempted by " + x.Key + " of application " + a.ID
-		p.Out.Released = append(p.Out.Released, Released{
-			Partition: p.Name, AppID: v.AppID, AllocationKey: v.Key, Termination: PreemptedByScheduler, Message: msg,
-		})
-		p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
 	}
-	p.Stats.Preemptions += uint64(len(victims))
+}
+
+// markVictim marks v preempted, counts it as preempting in its queues,
+// releases it to the RM with PREEMPTED_BY_SCHEDULER and reports it as an
+// event with msg. It returns v's leaf queue.
+func (p *Partition) markVictim(v *app.Allocation, msg string, now time.Time) *queue.Queue {
+	vleaf := p.leafOf(p.apps[v.AppID])
+	v.Preempted = true
+	for q := vleaf; q != nil; q = q.Parent {
+		q.Preempting.Inc(v.Res)
+	}
+	p.Out.Released = append(p.Out.Released, Released{
+		Partition: p.Name, AppID: v.AppID, AllocationKey: v.Key, Termination: PreemptedByScheduler, Message: msg,
+	})
+	p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
+	p.Stats.Preemptions++
+	return vleaf
 }
 
 // victimGone updates the preemption bookkeeping when a preempted
@@ -706,39 +712,7 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		}
 		return true
 	})
-	rank := func(v *app.Allocation) int {
-		switch {
-		case v.Originator:
-			return 2
-		case !v.PreemptSelf:
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(cands, func(u, v *app.Allocation) int {
-		if r, s := rank(u), rank(v); r != s {
-			return r - s
-		}
-		if u.Priority != v.Priority {
-			return int(u.Priority) - int(v.Priority)
-		}
-		if !u.Allocated.Equal(v.Allocated) {
-			if u.Allocated.After(v.Allocated) {
-				return -1
-			}
-			return 1
-		}
-		if su, sv := resource.DominantShare(u.Res, n.Capacity), resource.DominantShare(v.Res, n.Capacity); su != sv {
-			if su < sv {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(u.AppID, v.AppID); c != 0 {
-			return c
-		}
-		return strings.Compare(u.Key, v.Key)
-	})
+	slices.SortFunc(cands, leastProtectedFirst(n.Capacity))
 	avail := n.Available()
 	var victims []*app.Allocation
 	for _, v := range cands {
@@ -758,4 +732,47 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 	}
 	p.applyPreemption(a, x, preemptPlan{node: n, victims: victims}, now)
 	return true
+}
+
+// leastProtectedFirst orders victims for required-node and quota
+// preemption: regular allocations, then those that opted out of
+// preemption, then originators; within each, lower priority, newer and
+// smaller (dominant share of total) first; ties by application and key.
+func leastProtectedFirst(total resource.Vector) func(u, v *app.Allocation) int {
+	rank := func(v *app.Allocation) int {
+		switch {
+		case v.Originator:
+			return 2
+		case !v.PreemptSelf:
+			return 1
+		}
+		return 0
+	}
+	return func(u, v *app.Allocation) int {
+		if r, s := rank(u), rank(v); r != s {
+			return r - s
+		}
+		if u.Priority != v.Priority {
+			if u.Priority < v.Priority {
+				return -1
+			}
+			return 1
+		}
+		if !u.Allocated.Equal(v.Allocated) {
+			if u.Allocated.After(v.Allocated) {
+				return -1
+			}
+			return 1
+		}
+		if su, sv := resource.DominantShare(u.Res, total), resource.DominantShare(v.Res, total); su != sv {
+			if su < sv {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(u.AppID, v.AppID); c != 0 {
+			return c
+		}
+		return strings.Compare(u.Key, v.Key)
+	}
 }

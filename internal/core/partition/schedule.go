@@ -278,7 +278,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 }
 
 // Tick fires the partition's timers due at now: Completing applications
-// become Completed. It reports whether anything changed.
+// become Completed, gangs time out, due quota-change preemptions run. It reports whether anything changed.
 func (p *Partition) Tick(now time.Time) bool {
 	changed := false
 	var due []string
@@ -297,6 +297,9 @@ func (p *Partition) Tick(now time.Time) bool {
 		}
 	}
 	if len(p.gangTimers) > 0 && p.gangTimeouts(now) {
+		changed = true
+	}
+	if p.quotaPreempt(now) {
 		changed = true
 	}
 	if p.tree.CleanUp() > 0 {
@@ -322,7 +325,8 @@ func (p *Partition) Dirty() bool { return p.dirty }
 
 // NextTimer returns the earliest time at which Tick or Schedule has
 // something to do without any new input (a Completing application
-// completes, an ask may reserve, a terminated application expires), or the
+// completes, an ask may reserve, a terminated application expires, a
+// quota preemption is due), or the
 // zero time. Virtual-time drivers use it to know when to step next.
 func (p *Partition) NextTimer() time.Time {
 	next := p.retryAt
@@ -330,6 +334,9 @@ func (p *Partition) NextTimer() time.Time {
 		if next.IsZero() || t.Before(next) {
 			next = t
 		}
+	}
+	if !p.quotaNext.IsZero() {
+		earlier(p.quotaNext)
 	}
 	for _, d := range p.gangTimers {
 		earlier(d)

@@ -121,6 +121,7 @@ func (p *Partition) Verify() error {
 	}
 	walk(p.tree.Root)
 	p.verifyPreempting(bad)
+	p.verifyQuotaTriggers(bad)
 	if err := p.tree.Verify(); err != nil {
 		bad("queue ordering: %v", err)
 	}

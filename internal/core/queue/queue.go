@@ -59,6 +59,9 @@ type Queue struct {
 	// until the RM releases them (REST preemptingResource). The partition
 	// maintains it.
 	Preempting resource.Vector
+	// QuotaPreemption is the pending quota-change preemption of a managed
+	// queue whose usage exceeds its max (reference §2.15).
+	QuotaPreemption QuotaTrigger
 	// RunningApps counts the applications that hold resources or are
 	// allowed to start (reference §2.6), here and below.
 	RunningApps uint64

@@ -245,7 +245,7 @@ func buildQueue(q *queue.Queue, parent string, index map[string]*Queue) *Queue {
 		Name: q.Name, Path: q.Path, Parent: parent, Leaf: q.Leaf, Managed: q.Managed, State: q.State.String(),
 		Guaranteed: q.Guaranteed, Max: q.Max, Headroom: q.Headroom(),
 		Allocated: q.Allocated, Preempting: q.Preempting, Pending: q.Pending, MaxApps: q.MaxApps, RunningApps: q.RunningApps,
-		Props: q.Props, Template: q.Template, Priority: q.Priority(),
+		Props: q.Props, Template: q.Template, Priority: q.Priority(), QuotaPreemptionAt: q.QuotaPreemption.At,
 	}
 	switch {
 	case q.Config != nil:

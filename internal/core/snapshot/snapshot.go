@@ -113,7 +113,11 @@ type Queue struct {
 	Allocated, Pending        resource.Vector
 	// Preempting is what preemption victims here and below hold until the
 	// RM releases them.
-	Preempting           resource.Vector
+	Preempting resource.Vector
+	// QuotaPreemptionAt is when the queue's usage over its max will be
+	// preempted (quota.preemption.delay after it went over); zero when
+	// nothing is pending.
+	QuotaPreemptionAt    time.Time
 	MaxApps, RunningApps uint64
 	// Properties are the queue's property map as configured (merged with
 	// its parent's inherited ones), or its template's for dynamic queues.

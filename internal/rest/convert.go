@@ -222,7 +222,7 @@ func stateLog(a *snapshot.App) []StateInfo {
 
 func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 	ai := AppInfo{
-		ApplicationID: a.ID, UsedResource: s.Map(a.Allocated), MaxUsedResource: Resource{},
+		ApplicationID: a.ID, UsedResource: s.Map(a.Allocated), MaxUsedResource: s.Map(a.MaxAllocated),
 		PendingResource: s.Map(a.Pending), Partition: a.Partition, QueueName: a.Queue,
 		SubmissionTime: nanos(a.Submitted), State: a.State.String(), User: a.User, Groups: strList(a.Groups),
 		StateLog: stateLog(a), Requests: make([]AskInfo, 0, len(a.Asks)),

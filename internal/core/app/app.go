@@ -42,6 +42,9 @@ type App struct {
 	// resources of its pending asks.
 	Allocated resource.Vector
 	Pending   resource.Vector
+	// MaxAllocated is the high-water mark of Allocated, per resource type:
+	// it goes up with allocations and resizes and never down.
+	MaxAllocated resource.Vector
 	// PlaceholderAllocated sums the allocated placeholders.
 	PlaceholderAllocated resource.Vector
 	// GangTimedOut is set when the placeholder timeout fired: a Soft gang
@@ -239,6 +242,7 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	}
 	x.Res = res
 	a.Allocated.Inc(delta)
+	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
 	if x.Placeholder {
 		a.PlaceholderAllocated.Inc(delta)
 	}
@@ -295,6 +299,7 @@ func (a *App) account(x *Allocation) {
 	}
 	a.allocated++
 	a.Allocated.Inc(x.Res)
+	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
 	if x.Placeholder {
 		a.PlaceholderAllocated.Inc(x.Res)
 	}

@@ -157,7 +157,7 @@ func buildApp(a *app.App, part string) *App {
 		State: a.State, StateLog: slices.Clone(a.StateLog),
 		Submitted: a.SubmitTime, Started: a.StartTime, Finished: a.FinishTime,
 		Message: a.Message, BackoffUntil: a.BackoffUntil,
-		Allocated: a.Allocated, Pending: a.Pending, Placeholder: a.PlaceholderAllocated,
+		Allocated: a.Allocated, Pending: a.Pending, Placeholder: a.PlaceholderAllocated, MaxAllocated: a.MaxAllocated,
 		MaxPriority: a.Priority(), HasPending: a.PendingCount() > 0,
 		Asks:        make([]*Ask, 0, a.PendingCount()),
 		Allocations: make([]*Allocation, 0, a.AllocatedCount()),

@@ -149,6 +149,8 @@ type App struct {
 	Allocated    resource.Vector
 	Pending      resource.Vector
 	Placeholder  resource.Vector
+	// MaxAllocated is the high-water mark of Allocated per resource type.
+	MaxAllocated resource.Vector
 	// MaxPriority is the largest priority of the pending asks.
 	MaxPriority int32
 	HasPending  bool

@@ -228,6 +228,10 @@ func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 		StateLog: stateLog(a), Requests: make([]AskInfo, 0, len(a.Asks)),
 		Allocations: make([]AllocationInfo, 0, len(a.Allocations)), PlaceholderData: []PlaceholderInfo{},
 		HasReserved: len(a.Reserved) > 0, Reservations: []string{},
+		ResourceHistory: ResourceHistory{
+			ResourceUsage: usageInfo(s, a.History.Used), PreemptedResource: usageInfo(s, a.History.Preempted),
+			PlaceholderResource: usageInfo(s, a.History.Placeholder),
+		},
 	}
 	if a.HasPending {
 		ai.MaxRequestPriority = a.MaxPriority
@@ -262,6 +266,15 @@ func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 		ai.Reservations = append(ai.Reservations, r.NodeID+"|"+r.AskKey)
 	}
 	return ai
+}
+
+// usageInfo converts resource·seconds per instance type.
+func usageInfo(s *snapshot.Snapshot, u app.Usage) map[string]Resource {
+	out := make(map[string]Resource, len(u))
+	for inst, v := range u {
+		out[inst] = s.Map(v)
+	}
+	return out
 }
 
 func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {

@@ -139,7 +139,16 @@ type AppInfo struct {
 	Reservations       []string          `json:"reservations"`
 	MaxRequestPriority int32             `json:"maxRequestPriority"`
 	StartTime          int64             `json:"startTime"`
+	ResourceHistory    ResourceHistory   `json:"resourceHistory"`
 	BackoffDeadline    *time.Time        `json:"backoffDeadline"`
+}
+
+// ResourceHistory is what an application's ended allocations held over
+// time: instance type -> resource name -> resource·seconds.
+type ResourceHistory struct {
+	ResourceUsage       map[string]Resource `json:"resourceUsage"`
+	PreemptedResource   map[string]Resource `json:"preemptedResource"`
+	PlaceholderResource map[string]Resource `json:"placeholderResource"`
 }
 
 // StateInfo is one state log entry.

@@ -18,6 +18,9 @@ type Allocation struct {
 	Priority  int32
 	Created   time.Time
 	Allocated time.Time
+	// InstanceType is the instance type of the node the allocation is on
+	// (set by the node package; "" before it is placed).
+	InstanceType string
 	// NodeSlot is the allocation's position on its node (owned by the node
 	// package), -1 when not on a node.
 	NodeSlot int
@@ -64,6 +67,10 @@ type Allocation struct {
 	// it back (no preemption loops).
 	TookFrom      []string
 	CooldownUntil time.Time
+
+	// bound is when the allocation started holding its resources (the
+	// swap for a placeholder's replacement); its History counts from then.
+	bound time.Time
 
 	class *class // the pending class while pending
 	gen   uint32 // incremented on every enqueue; stale class entries differ

@@ -47,6 +47,8 @@ type App struct {
 	MaxAllocated resource.Vector
 	// PlaceholderAllocated sums the allocated placeholders.
 	PlaceholderAllocated resource.Vector
+	// History sums resource·seconds of the ended allocations.
+	History History
 	// GangTimedOut is set when the placeholder timeout fired: a Soft gang
 	// then schedules its asks normally.
 	GangTimedOut bool
@@ -249,8 +251,9 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	return delta, nil
 }
 
-// Remove drops an ask or allocation and returns it.
-func (a *App) Remove(key string) (*Allocation, bool) {
+// Remove drops an ask or allocation at now and returns it; an allocation
+// adds what it held since it was bound to the History.
+func (a *App) Remove(key string, now time.Time) (*Allocation, bool) {
 	x, ok := a.all[key]
 	if !ok {
 		return nil, false
@@ -267,6 +270,7 @@ func (a *App) Remove(key string) (*Allocation, bool) {
 		return x, true
 	}
 	a.dropPlaceholder(x)
+	a.ended(x, now)
 	a.allocated--
 	a.Allocated.Dec(x.Res)
 	if x.Placeholder {
@@ -288,6 +292,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 		return err
 	}
 	x.AppID = a.ID
+	x.bound = x.Allocated
 	a.all[x.Key] = x
 	a.account(x)
 	return nil
@@ -310,6 +315,7 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 	a.dequeue(x)
 	x.NodeID = node
 	x.Allocated = now
+	x.bound = now
 	a.account(x)
 }
 

@@ -146,7 +146,7 @@ func TestRemoveAndUpdateKeepAccounting(t *testing.T) {
 			}
 		case op == 4:
 			for k := range live {
-				a.Remove(k)
+				a.Remove(k, t0)
 				delete(live, k)
 				break
 			}
@@ -265,7 +265,7 @@ func TestMaxAllocatedIsAHighWaterMark(t *testing.T) {
 	step(vec(2, 10))
 	a.Allocate(a.Next(), "n1", t0) // b
 	step(vec(3, 40))
-	a.Remove("a") // allocated 1,30: the mark stays
+	a.Remove("a", t0) // allocated 1,30: the mark stays
 	step(vec(3, 40))
 	a.Allocate(a.Next(), "n1", t0) // c: allocated 5,31; vcore goes up, memory stays
 	step(vec(5, 40))
@@ -273,8 +273,8 @@ func TestMaxAllocatedIsAHighWaterMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	step(vec(5, 51))
-	a.Remove("b")
-	a.Remove("c")
+	a.Remove("b", t0)
+	a.Remove("c", t0)
 	if !a.Allocated.IsZero() {
 		t.Fatalf("allocated %v after releasing everything", a.Allocated)
 	}

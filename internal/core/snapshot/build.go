@@ -158,6 +158,7 @@ func buildApp(a *app.App, part string) *App {
 		Submitted: a.SubmitTime, Started: a.StartTime, Finished: a.FinishTime,
 		Message: a.Message, BackoffUntil: a.BackoffUntil,
 		Allocated: a.Allocated, Pending: a.Pending, Placeholder: a.PlaceholderAllocated, MaxAllocated: a.MaxAllocated,
+		History:     a.History.Clone(),
 		MaxPriority: a.Priority(), HasPending: a.PendingCount() > 0,
 		Asks:        make([]*Ask, 0, a.PendingCount()),
 		Allocations: make([]*Allocation, 0, a.AllocatedCount()),

@@ -151,6 +151,9 @@ type App struct {
 	Placeholder  resource.Vector
 	// MaxAllocated is the high-water mark of Allocated per resource type.
 	MaxAllocated resource.Vector
+	// History is resource·seconds of the ended allocations per instance
+	// type (a copy).
+	History app.History
 	// MaxPriority is the largest priority of the pending asks.
 	MaxPriority int32
 	HasPending  bool

@@ -286,8 +286,10 @@ func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {
 		SchedulingAttempted: x.Why.Kind != app.NotTried, TriggeredScaleUp: x.ScaleUp,
 		PendingReason: ReasonInfo{Reason: x.Why.Kind.String(), Object: x.Why.Object},
 	}
-	if x.Why.Kind != app.NotTried {
-		ai.AllocationLog = append(ai.AllocationLog, AllocationLog{Message: reasonMessage(x.Why), LastOccurrence: nanos(s.Built), Count: 1})
+	for _, e := range x.Log {
+		ai.AllocationLog = append(ai.AllocationLog, AllocationLog{
+			Message: reasonMessage(e.Reason), LastOccurrence: nanos(e.Last), Count: int32(min(e.Count, math.MaxInt32)),
+		})
 	}
 	return ai
 }

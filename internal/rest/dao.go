@@ -167,7 +167,7 @@ type PlaceholderInfo struct {
 }
 
 // AskInfo is a pending ask (AllocationAskDAOInfo). PendingReason is
-// Paddock's typed reason; AllocationLog carries the same as text.
+// Paddock's typed reason; AllocationLog the history of reasons as text.
 type AskInfo struct {
 	AllocationKey       string            `json:"allocationKey"`
 	AllocationTags      map[string]string `json:"allocationTags"`

@@ -72,8 +72,9 @@ type Allocation struct {
 	// swap for a placeholder's replacement); its History counts from then.
 	bound time.Time
 
-	class *class // the pending class while pending
-	gen   uint32 // incremented on every enqueue; stale class entries differ
+	class  *class // the pending class while pending
+	joined uint64 // the class's log tick when the ask joined it
+	gen    uint32 // incremented on every enqueue; stale class entries differ
 }
 
 // Pending reports whether the allocation is still an ask waiting to be
@@ -107,6 +108,10 @@ type class struct {
 	live  int
 	index int // position in the application's class heap, -1 when out
 	why   Reason
+	// log holds the distinct reasons the class was passed over for (at most
+	// MaxLog); tick counts the times.
+	log  []logEntry
+	tick uint64
 }
 
 // entry is a class member; it is stale once the ask left the class (it was
@@ -133,6 +138,7 @@ func (c *class) first() *Allocation {
 func (c *class) push(a *Allocation) {
 	a.gen++
 	a.class = c
+	a.joined = c.tick
 	e := entry{a: a, gen: a.gen}
 	// asks usually arrive in creation order; keep the FIFO sorted otherwise
 	i := len(c.asks)

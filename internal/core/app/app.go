@@ -67,6 +67,9 @@ type App struct {
 	phs    map[string][]*Allocation
 	linked int
 
+	// visited is the time of the latest pass that looked at the app.
+	visited time.Time
+
 	all       map[string]*Allocation
 	allocated int
 	pending   int

@@ -171,7 +171,7 @@ func buildApp(a *app.App, part string) *App {
 			asks = append(asks, Ask{
 				Key: x.Key, AppID: a.ID, Tags: x.Tags, Created: x.Created, Res: x.Res, Priority: x.Priority,
 				RequiredNode: x.RequiredNode, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x),
+				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x), Log: a.Log(x),
 			})
 		case x.NodeID != "":
 			var s *Allocation

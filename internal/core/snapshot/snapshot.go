@@ -187,6 +187,8 @@ type Ask struct {
 	// Why is the reason of the last scheduling pass (Kind NotTried when no
 	// pass has looked at the ask yet).
 	Why app.Reason
+	// Log is the ask's allocation log, the latest occurrence first.
+	Log []app.LogEntry
 }
 
 // Allocation is an allocation on a node.

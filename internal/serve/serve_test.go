@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/si"
 )
@@ -180,8 +181,14 @@ func TestEndToEnd(t *testing.T) {
 	if logs.Level(logging.RMProxy) != slog.LevelInfo {
 		t.Fatalf("initial level %v", logs.Level(logging.RMProxy))
 	}
+	if iv := s.Health().Interval(); iv != health.DefaultInterval {
+		t.Fatalf("initial health check interval %v", iv)
+	}
 	must(t, c.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", Config: testConfig + "          - name: c\n",
-		ExtraConfig: map[string]string{"log.core.rmproxy.level": "debug", "event.RESTResponseSize": "2"}}))
+		ExtraConfig: map[string]string{"log.core.rmproxy.level": "debug", "event.RESTResponseSize": "2", "health.checkInterval": "5s"}}))
+	if iv := s.Health().Interval(); iv != 5*time.Second {
+		t.Fatalf("health check interval %v after the update, want 5s", iv)
+	}
 	if logs.Level(logging.RMProxy) != slog.LevelDebug || logs.Level(logging.RPC) != slog.LevelInfo {
 		t.Fatalf("levels after update: rmproxy %v rpc %v", logs.Level(logging.RMProxy), logs.Level(logging.RPC))
 	}

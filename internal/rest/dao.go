@@ -338,10 +338,18 @@ type StateDump struct {
 	LogLevel         string                 `json:"logLevel"`
 	Config           any                    `json:"config"`
 	PlacementRules   []PartitionRules       `json:"placementRules"`
-	EventStreams     []any                  `json:"eventStreams"`
+	EventStreams     []EventStreamInfo      `json:"eventStreams"`
 	Health           *health.Result         `json:"health,omitempty"`
 	Users            []usage.UserDAO        `json:"users"`
 	Groups           []usage.GroupDAO       `json:"groups"`
+}
+
+// EventStreamInfo is an open event stream in a state dump. The reference
+// serialises its Go struct without tags: capitalised keys, CreatedAt as
+// RFC 3339.
+type EventStreamInfo struct {
+	Name      string
+	CreatedAt time.Time
 }
 
 // PartitionNodes lists one partition's nodes in a state dump.

@@ -222,7 +222,7 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 		Token: token, Health: s.health, History: s.history,
 		Metrics:     s.metrics.CachedHandler(MetricsCacheTTL),
 		EventsBatch: s.events.BatchHandler(), EventsStream: s.events.StreamHandler(),
-		LogLevel: s.logs.Level(logging.Root).String(),
+		LogLevel: s.logs.Level(logging.Root).String(), EventStreams: s.eventStreams,
 	})
 	h = &responseCache{next: h, src: s.svc}
 	if token == "" || !reads {
@@ -242,6 +242,16 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// eventStreams lists the open event streams for the state dump.
+func (s *Server) eventStreams() []rest.EventStreamInfo {
+	streams := s.events.Streams()
+	out := make([]rest.EventStreamInfo, len(streams))
+	for i, e := range streams {
+		out[i] = rest.EventStreamInfo{Name: e.Name, CreatedAt: e.CreatedAt}
+	}
+	return out
 }
 
 // applyExtra applies an RM's extra configuration to logging, events and

@@ -110,6 +110,20 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("node usage: both nodes are used but a node is in the lowest bucket: %v", m)
 	}
 
+	// the state dump lists the open event stream
+	var dump struct {
+		EventStreams []struct {
+			Name      string
+			CreatedAt time.Time
+		} `json:"eventStreams"`
+	}
+	if err := json.Unmarshal(get(t, s, "/debug/fullstatedump", token, 200), &dump); err != nil {
+		t.Fatal(err)
+	}
+	if len(dump.EventStreams) != 1 || dump.EventStreams[0].Name != "127.0.0.1" || dump.EventStreams[0].CreatedAt.IsZero() {
+		t.Errorf("state dump eventStreams %+v, want the one open stream from 127.0.0.1", dump.EventStreams)
+	}
+
 	// and over the REST API: the queue, the application, the nodes
 	var q struct {
 		Allocated map[string]int64 `json:"allocatedResource"`

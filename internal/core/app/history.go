@@ -24,12 +24,15 @@ type History struct {
 	Used, Preempted, Placeholder Usage
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy (empty maps as nil).
 func (h History) Clone() History {
 	return History{Used: h.Used.clone(), Preempted: h.Preempted.clone(), Placeholder: h.Placeholder.clone()}
 }
 
 func (u Usage) clone() Usage {
+	if len(u) == 0 {
+		return nil
+	}
 	out := make(Usage, len(u))
 	for k, v := range u {
 		out[k] = v

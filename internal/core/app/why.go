@@ -142,12 +142,17 @@ func (a *App) SetWhyAll(r Reason) {
 // log; an ask sees only what happened after it joined its class. A count
 // is exact unless the class's reason alternated since the ask joined, when
 // it is bounded by the passes since then.
-func (a *App) Log(x *Allocation) []LogEntry {
+func (a *App) Log(x *Allocation) []LogEntry { return a.AppendLog(nil, x) }
+
+// AppendLog appends the allocation log of pending ask x (as Log) to dst,
+// so many asks' logs can share one block.
+func (a *App) AppendLog(dst []LogEntry, x *Allocation) []LogEntry {
 	c := x.class
 	if c == nil {
-		return nil
+		return dst
 	}
-	var out []LogEntry
+	start := len(dst)
+	out := dst
 	for _, e := range c.log {
 		if e.last <= x.joined {
 			continue // all before the ask joined
@@ -158,7 +163,7 @@ func (a *App) Log(x *Allocation) []LogEntry {
 		}
 		out = append(out, LogEntry{Reason: e.Reason, Count: n, Last: e.Last})
 	}
-	slices.SortStableFunc(out, func(p, q LogEntry) int { return q.Last.Compare(p.Last) })
+	slices.SortStableFunc(out[start:], func(p, q LogEntry) int { return q.Last.Compare(p.Last) })
 	return out
 }
 

@@ -165,13 +165,17 @@ func buildApp(a *app.App, part string) *App {
 	}
 	asks := make([]Ask, 0, a.PendingCount())
 	allocs := make([]Allocation, 0, a.AllocatedCount())
+	// the asks' logs share blocks; usually one entry each
+	logs := make([]app.LogEntry, 0, a.PendingCount())
 	a.Each(func(x *app.Allocation) bool {
 		switch {
 		case x.Pending():
+			n := len(logs)
+			logs = a.AppendLog(logs, x)
 			asks = append(asks, Ask{
 				Key: x.Key, AppID: a.ID, Tags: x.Tags, Created: x.Created, Res: x.Res, Priority: x.Priority,
 				RequiredNode: x.RequiredNode, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x), Log: a.Log(x),
+				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x), Log: logs[n:len(logs):len(logs)],
 			})
 		case x.NodeID != "":
 			var s *Allocation

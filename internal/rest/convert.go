@@ -282,7 +282,7 @@ func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
 		Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)), RequiredNodeID: x.RequiredNode,
 		ApplicationID: x.AppID, Placeholder: x.Placeholder, TaskGroupName: x.TaskGroup,
-		AllocationLog: []AllocationLog{}, Originator: x.Originator,
+		AllocationLog: []AllocationLog{}, Originator: x.Originator, TriggeredPreemption: x.TriggeredPreemption,
 		SchedulingAttempted: x.Why.Kind != app.NotTried, TriggeredScaleUp: x.ScaleUp,
 		PendingReason: ReasonInfo{Reason: x.Why.Kind.String(), Object: x.Why.Object},
 	}
@@ -299,7 +299,7 @@ func allocationInfo(s *snapshot.Snapshot, x *snapshot.Allocation) AllocationInfo
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
 		AllocationTime: nanos(x.Allocated), Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
 		NodeID: x.NodeID, ApplicationID: x.AppID, Placeholder: x.Placeholder, PlaceholderUsed: x.Replacing != "",
-		TaskGroupName: x.TaskGroup, Originator: x.Originator,
+		TaskGroupName: x.TaskGroup, Originator: x.Originator, Preempted: x.Preempted,
 	}
 	if !x.Created.IsZero() && !x.Allocated.IsZero() {
 		ai.AllocationDelay = x.Allocated.Sub(x.Created).Nanoseconds()

@@ -175,7 +175,7 @@ func buildApp(a *app.App, part string) *App {
 			asks = append(asks, Ask{
 				Key: x.Key, AppID: a.ID, Tags: x.Tags, Created: x.Created, Res: x.Res, Priority: x.Priority,
 				RequiredNode: x.RequiredNode, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x), Log: logs[n:len(logs):len(logs)],
+				Originator: x.Originator, ScaleUp: x.ScaleUp, TriggeredPreemption: x.TriggeredPreemption, Why: a.Why(x), Log: logs[n:len(logs):len(logs)],
 			})
 		case x.NodeID != "":
 			var s *Allocation
@@ -210,7 +210,7 @@ func allocationOf(x *app.Allocation) Allocation {
 	out := Allocation{
 		Key: x.Key, AppID: x.AppID, NodeID: x.NodeID, Tags: x.Tags, Created: x.Created, Allocated: x.Allocated,
 		Res: x.Res, Priority: x.Priority, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf,
+		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf, Preempted: x.Preempted,
 	}
 	if x.Replacing != nil {
 		out.Replacing = x.Replacing.Key

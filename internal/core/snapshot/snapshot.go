@@ -184,6 +184,8 @@ type Ask struct {
 	TaskGroup    string
 	Originator   bool
 	ScaleUp      bool
+	// TriggeredPreemption is set once the ask preempted.
+	TriggeredPreemption bool
 	// Why is the reason of the last scheduling pass (Kind NotTried when no
 	// pass has looked at the ask yet).
 	Why app.Reason
@@ -206,6 +208,8 @@ type Allocation struct {
 	Originator  bool
 	Forced      bool
 	PreemptSelf bool
+	// Preempted marks a victim of preemption waiting for the RM's release.
+	Preempted bool
 }
 
 // Foreign is an allocation of another scheduler on a node.

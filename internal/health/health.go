@@ -9,6 +9,8 @@ package health
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +21,9 @@ import (
 // 30 s).
 const DefaultInterval = 30 * time.Second
 
+// IntervalKey is the extra configuration key of the check interval.
+const IntervalKey = "health.checkInterval"
+
 // Source gives the current snapshot.
 type Source interface {
 	Snapshot(ctx context.Context) (*snapshot.Snapshot, error)
@@ -26,10 +31,11 @@ type Source interface {
 
 // Checker runs the checks on snapshots of one source.
 type Checker struct {
-	src      Source
-	interval time.Duration
+	src Source
 
 	mu       sync.Mutex
+	interval time.Duration
+	changed  chan struct{} // closed and replaced when the interval changes
 	last     Result
 	at       time.Time
 	ran      bool
@@ -44,11 +50,47 @@ func New(src Source, interval time.Duration) *Checker {
 	if interval <= 0 {
 		interval = DefaultInterval
 	}
-	return &Checker{src: src, interval: interval}
+	return &Checker{src: src, interval: interval, changed: make(chan struct{})}
 }
 
-// Interval is how often Run checks.
-func (c *Checker) Interval() time.Duration { return c.interval }
+// Interval is how often Run checks; <= 0 when periodic checks are off.
+func (c *Checker) Interval() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.interval
+}
+
+// SetInterval changes how often Run checks; <= 0 stops the periodic checks
+// (Check still runs on demand). A running Run takes it at once: the next
+// check is due the new interval after the last one.
+func (c *Checker) SetInterval(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d == c.interval {
+		return
+	}
+	c.interval = d
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// Apply reads health.checkInterval from an RM's extra configuration
+// (reference §1.11, hot reloaded): a Go duration such as "30s", <= 0
+// disabling the periodic checks; absent means DefaultInterval. An invalid
+// value is reported and leaves the interval alone.
+func (c *Checker) Apply(extra map[string]string) error {
+	v, ok := extra[IntervalKey]
+	if !ok {
+		c.SetInterval(DefaultInterval)
+		return nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a duration", IntervalKey, v)
+	}
+	c.SetInterval(d)
+	return nil
+}
 
 // Check runs every check now on a fresh snapshot, keeps and returns the
 // result. When no snapshot can be had the result is unhealthy and says so.
@@ -85,17 +127,31 @@ func (c *Checker) Last() (Result, time.Time, bool) {
 	return c.last, c.at, c.ran
 }
 
-// Run checks at once and then every interval until ctx is done.
+// Run checks at once and then every interval until ctx is done, following
+// interval changes; while the interval is <= 0 it only waits.
 func (c *Checker) Run(ctx context.Context) {
 	c.Check(ctx)
-	t := time.NewTicker(c.interval)
-	defer t.Stop()
 	for {
+		c.mu.Lock()
+		interval, changed, at := c.interval, c.changed, c.at
+		c.mu.Unlock()
+		var due <-chan time.Time
+		var t *time.Timer
+		if interval > 0 {
+			t = time.NewTimer(max(0, time.Until(at.Add(interval))))
+			due = t.C
+		}
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
+		case <-changed:
+		case <-due:
 			c.Check(ctx)
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return
 		}
 	}
 }

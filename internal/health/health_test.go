@@ -224,3 +224,68 @@ func TestRunChecksPeriodically(t *testing.T) {
 		t.Error("Run did not check more than once")
 	}
 }
+
+// counting is a source that counts the snapshots taken.
+type counting struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counting) Snapshot(context.Context) (*snapshot.Snapshot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return &snapshot.Snapshot{}, nil
+}
+
+func (c *counting) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// TestIntervalReload: health.checkInterval from an extra configuration
+// changes a running checker's interval at once; 0 stops the periodic
+// checks; an invalid value changes nothing; no key means the default.
+func TestIntervalReload(t *testing.T) {
+	src := &counting{}
+	c := New(src, time.Hour)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("the first check", func() bool { return src.count() == 1 })
+
+	if err := c.Apply(map[string]string{IntervalKey: "5ms"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Interval() != 5*time.Millisecond {
+		t.Fatalf("interval %v after reload", c.Interval())
+	}
+	waitFor("checks every 5ms", func() bool { return src.count() >= 4 })
+
+	if err := c.Apply(map[string]string{IntervalKey: "0s"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a check already running may finish
+	n := src.count()
+	time.Sleep(50 * time.Millisecond)
+	if got := src.count(); got != n {
+		t.Fatalf("%d checks while disabled", got-n)
+	}
+
+	if err := c.Apply(map[string]string{IntervalKey: "soon"}); err == nil || c.Interval() != 0 {
+		t.Fatalf("invalid value: err %v, interval %v", err, c.Interval())
+	}
+	if err := c.Apply(map[string]string{}); err != nil || c.Interval() != DefaultInterval {
+		t.Fatalf("no key: err %v, interval %v", err, c.Interval())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func (s *server) stateDump(w http.ResponseWriter, r *http.Request, snap *snapsho
 		Timestamp: snap.Built.UnixNano(), Partitions: []PartitionInfo{}, Applications: []AppInfo{},
 		AppHistory: s.appHistoryInfo(), Nodes: []PartitionNodes{}, ClusterInfo: []ClusterInfo{},
 		ContainerHistory: s.containerHistoryInfo(), Queues: []QueueInfo{}, RMDiagnostics: map[string]any{},
-		LogLevel: s.opts.LogLevel, PlacementRules: []PartitionRules{}, EventStreams: []any{},
+		LogLevel: s.opts.LogLevel, PlacementRules: []PartitionRules{}, EventStreams: []EventStreamInfo{},
 		Users: []usage.UserDAO{}, Groups: []usage.GroupDAO{},
 	}
 	for _, p := range snap.Partitions {
@@ -141,6 +142,17 @@ func (s *server) stateDump(w http.ResponseWriter, r *http.Request, snap *snapsho
 	}
 	if res, _, ok := s.opts.Health.Last(); ok {
 		d.Health = &res
+	}
+	if s.opts.EventStreams != nil {
+		for _, e := range s.opts.EventStreams() {
+			d.EventStreams = append(d.EventStreams, EventStreamInfo{Name: e.Name, CreatedAt: e.CreatedAt.UTC()})
+		}
+		slices.SortFunc(d.EventStreams, func(a, b EventStreamInfo) int {
+			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
 	}
 	writeJSON(w, r, d)
 }

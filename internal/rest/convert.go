@@ -222,12 +222,16 @@ func stateLog(a *snapshot.App) []StateInfo {
 
 func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 	ai := AppInfo{
-		ApplicationID: a.ID, UsedResource: s.Map(a.Allocated), MaxUsedResource: Resource{},
+		ApplicationID: a.ID, UsedResource: s.Map(a.Allocated), MaxUsedResource: s.Map(a.MaxAllocated),
 		PendingResource: s.Map(a.Pending), Partition: a.Partition, QueueName: a.Queue,
 		SubmissionTime: nanos(a.Submitted), State: a.State.String(), User: a.User, Groups: strList(a.Groups),
 		StateLog: stateLog(a), Requests: make([]AskInfo, 0, len(a.Asks)),
 		Allocations: make([]AllocationInfo, 0, len(a.Allocations)), PlaceholderData: []PlaceholderInfo{},
 		HasReserved: len(a.Reserved) > 0, Reservations: []string{},
+		ResourceHistory: ResourceHistory{
+			ResourceUsage: usageInfo(s, a.History.Used), PreemptedResource: usageInfo(s, a.History.Preempted),
+			PlaceholderResource: usageInfo(s, a.History.Placeholder),
+		},
 	}
 	if a.HasPending {
 		ai.MaxRequestPriority = a.MaxPriority
@@ -264,17 +268,28 @@ func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 	return ai
 }
 
+// usageInfo converts resource·seconds per instance type.
+func usageInfo(s *snapshot.Snapshot, u app.Usage) map[string]Resource {
+	out := make(map[string]Resource, len(u))
+	for inst, v := range u {
+		out[inst] = s.Map(v)
+	}
+	return out
+}
+
 func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {
 	ai := AskInfo{
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
 		Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)), RequiredNodeID: x.RequiredNode,
 		ApplicationID: x.AppID, Placeholder: x.Placeholder, TaskGroupName: x.TaskGroup,
-		AllocationLog: []AllocationLog{}, Originator: x.Originator,
+		AllocationLog: []AllocationLog{}, Originator: x.Originator, TriggeredPreemption: x.TriggeredPreemption,
 		SchedulingAttempted: x.Why.Kind != app.NotTried, TriggeredScaleUp: x.ScaleUp,
 		PendingReason: ReasonInfo{Reason: x.Why.Kind.String(), Object: x.Why.Object},
 	}
-	if x.Why.Kind != app.NotTried {
-		ai.AllocationLog = append(ai.AllocationLog, AllocationLog{Message: reasonMessage(x.Why), LastOccurrence: nanos(s.Built), Count: 1})
+	for _, e := range x.Log {
+		ai.AllocationLog = append(ai.AllocationLog, AllocationLog{
+			Message: reasonMessage(e.Reason), LastOccurrence: nanos(e.Last), Count: int32(min(e.Count, math.MaxInt32)),
+		})
 	}
 	return ai
 }
@@ -284,7 +299,7 @@ func allocationInfo(s *snapshot.Snapshot, x *snapshot.Allocation) AllocationInfo
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
 		AllocationTime: nanos(x.Allocated), Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
 		NodeID: x.NodeID, ApplicationID: x.AppID, Placeholder: x.Placeholder, PlaceholderUsed: x.Replacing != "",
-		TaskGroupName: x.TaskGroup, Originator: x.Originator,
+		TaskGroupName: x.TaskGroup, Originator: x.Originator, Preempted: x.Preempted,
 	}
 	if !x.Created.IsZero() && !x.Allocated.IsZero() {
 		ai.AllocationDelay = x.Allocated.Sub(x.Created).Nanoseconds()

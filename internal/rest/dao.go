@@ -139,7 +139,16 @@ type AppInfo struct {
 	Reservations       []string          `json:"reservations"`
 	MaxRequestPriority int32             `json:"maxRequestPriority"`
 	StartTime          int64             `json:"startTime"`
+	ResourceHistory    ResourceHistory   `json:"resourceHistory"`
 	BackoffDeadline    *time.Time        `json:"backoffDeadline"`
+}
+
+// ResourceHistory is what an application's ended allocations held over
+// time: instance type -> resource name -> resource·seconds.
+type ResourceHistory struct {
+	ResourceUsage       map[string]Resource `json:"resourceUsage"`
+	PreemptedResource   map[string]Resource `json:"preemptedResource"`
+	PlaceholderResource map[string]Resource `json:"placeholderResource"`
 }
 
 // StateInfo is one state log entry.
@@ -158,7 +167,7 @@ type PlaceholderInfo struct {
 }
 
 // AskInfo is a pending ask (AllocationAskDAOInfo). PendingReason is
-// Paddock's typed reason; AllocationLog carries the same as text.
+// Paddock's typed reason; AllocationLog the history of reasons as text.
 type AskInfo struct {
 	AllocationKey       string            `json:"allocationKey"`
 	AllocationTags      map[string]string `json:"allocationTags"`
@@ -329,10 +338,18 @@ type StateDump struct {
 	LogLevel         string                 `json:"logLevel"`
 	Config           any                    `json:"config"`
 	PlacementRules   []PartitionRules       `json:"placementRules"`
-	EventStreams     []any                  `json:"eventStreams"`
+	EventStreams     []EventStreamInfo      `json:"eventStreams"`
 	Health           *health.Result         `json:"health,omitempty"`
 	Users            []usage.UserDAO        `json:"users"`
 	Groups           []usage.GroupDAO       `json:"groups"`
+}
+
+// EventStreamInfo is an open event stream in a state dump. The reference
+// serialises its Go struct without tags: capitalised keys, CreatedAt as
+// RFC 3339.
+type EventStreamInfo struct {
+	Name      string
+	CreatedAt time.Time
 }
 
 // PartitionNodes lists one partition's nodes in a state dump.

@@ -48,6 +48,9 @@ type Options struct {
 	// Diagnostics, when set, returns the RM diagnostics of the state dump
 	// (the StateDumpPlugin output per RM).
 	Diagnostics func() map[string]any
+	// EventStreams, when set, lists the open event streams for the state
+	// dump.
+	EventStreams func() []EventStreamInfo
 }
 
 // GzipThreshold is the body size above which responses are compressed for

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -78,7 +79,15 @@ func newHandler(t *testing.T, o Options) http.Handler {
 // TestGolden serves every snapshot endpoint of the scripted cluster and
 // compares the bodies with the golden files.
 func TestGolden(t *testing.T) {
-	h := newHandler(t, Options{LogLevel: "info"})
+	// two open event streams, given out of order and in another zone: the
+	// state dump lists them by creation time, in UTC
+	streams := func() []EventStreamInfo {
+		return []EventStreamInfo{
+			{Name: "10.0.0.9", CreatedAt: start.Add(20 * time.Second).In(time.FixedZone("CET", 3600))},
+			{Name: "10.0.0.7", CreatedAt: start.Add(10 * time.Second)},
+		}
+	}
+	h := newHandler(t, Options{LogLevel: "info", EventStreams: streams})
 	cases := []struct {
 		name string
 		rq   request

@@ -145,6 +145,8 @@ func Start(o Options) (*Server, error) {
 	s.events = events.New(o.Events)
 	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
 	s.registerEventMetrics()
+	// before the hooks: an RM's extra configuration sets its interval
+	s.health = health.New(s.svc, health.DefaultInterval)
 	hooks := s.metrics.Hooks()
 	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
 	hooks.Extra = s.applyExtra
@@ -172,7 +174,6 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
 	}
 	s.restAddr = lis.Addr()
-	s.health = health.New(s.svc, health.DefaultInterval)
 	s.history = history.New(history.DefaultCapacity)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -221,7 +222,7 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 		Token: token, Health: s.health, History: s.history,
 		Metrics:     s.metrics.CachedHandler(MetricsCacheTTL),
 		EventsBatch: s.events.BatchHandler(), EventsStream: s.events.StreamHandler(),
-		LogLevel: s.logs.Level(logging.Root).String(),
+		LogLevel: s.logs.Level(logging.Root).String(), EventStreams: s.eventStreams,
 	})
 	h = &responseCache{next: h, src: s.svc}
 	if token == "" || !reads {
@@ -243,14 +244,24 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 	})
 }
 
-// applyExtra applies an RM's extra configuration to logging and events
-// (runs on the scheduler goroutine; both are quick).
-func (s *Server) applyExtra(rmID string, extra map[string]string) {
-	if err := s.logs.Apply(extra); err != nil {
-		s.log.Warn("extra configuration", "rmID", rmID, "err", err)
+// eventStreams lists the open event streams for the state dump.
+func (s *Server) eventStreams() []rest.EventStreamInfo {
+	streams := s.events.Streams()
+	out := make([]rest.EventStreamInfo, len(streams))
+	for i, e := range streams {
+		out[i] = rest.EventStreamInfo{Name: e.Name, CreatedAt: e.CreatedAt}
 	}
-	if err := s.events.Apply(extra); err != nil {
-		s.log.Warn("extra configuration", "rmID", rmID, "err", err)
+	return out
+}
+
+// applyExtra applies an RM's extra configuration to logging, events and
+// the health check interval (runs on the scheduler goroutine; all are
+// quick).
+func (s *Server) applyExtra(rmID string, extra map[string]string) {
+	for _, apply := range []func(map[string]string) error{s.logs.Apply, s.events.Apply, s.health.Apply} {
+		if err := apply(extra); err != nil {
+			s.log.Warn("extra configuration", "rmID", rmID, "err", err)
+		}
 	}
 }
 
@@ -266,6 +277,9 @@ func (s *Server) Events() *events.Service { return s.events }
 
 // Metrics are the metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// Health is the health checker.
+func (s *Server) Health() *health.Checker { return s.health }
 
 // Err reports a listener that failed after Start.
 func (s *Server) Err() <-chan error { return s.serveErr }

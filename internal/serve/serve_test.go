@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/si"
 )
@@ -109,6 +110,20 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("node usage: both nodes are used but a node is in the lowest bucket: %v", m)
 	}
 
+	// the state dump lists the open event stream
+	var dump struct {
+		EventStreams []struct {
+			Name      string
+			CreatedAt time.Time
+		} `json:"eventStreams"`
+	}
+	if err := json.Unmarshal(get(t, s, "/debug/fullstatedump", token, 200), &dump); err != nil {
+		t.Fatal(err)
+	}
+	if len(dump.EventStreams) != 1 || dump.EventStreams[0].Name != "127.0.0.1" || dump.EventStreams[0].CreatedAt.IsZero() {
+		t.Errorf("state dump eventStreams %+v, want the one open stream from 127.0.0.1", dump.EventStreams)
+	}
+
 	// and over the REST API: the queue, the application, the nodes
 	var q struct {
 		Allocated map[string]int64 `json:"allocatedResource"`
@@ -180,8 +195,14 @@ func TestEndToEnd(t *testing.T) {
 	if logs.Level(logging.RMProxy) != slog.LevelInfo {
 		t.Fatalf("initial level %v", logs.Level(logging.RMProxy))
 	}
+	if iv := s.Health().Interval(); iv != health.DefaultInterval {
+		t.Fatalf("initial health check interval %v", iv)
+	}
 	must(t, c.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", Config: testConfig + "          - name: c\n",
-		ExtraConfig: map[string]string{"log.core.rmproxy.level": "debug", "event.RESTResponseSize": "2"}}))
+		ExtraConfig: map[string]string{"log.core.rmproxy.level": "debug", "event.RESTResponseSize": "2", "health.checkInterval": "5s"}}))
+	if iv := s.Health().Interval(); iv != 5*time.Second {
+		t.Fatalf("health check interval %v after the update, want 5s", iv)
+	}
 	if logs.Level(logging.RMProxy) != slog.LevelDebug || logs.Level(logging.RPC) != slog.LevelInfo {
 		t.Fatalf("levels after update: rmproxy %v rpc %v", logs.Level(logging.RMProxy), logs.Level(logging.RPC))
 	}

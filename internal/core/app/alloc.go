@@ -18,6 +18,9 @@ type Allocation struct {
 	Priority  int32
 	Created   time.Time
 	Allocated time.Time
+	// InstanceType is the instance type of the node the allocation is on
+	// (set by the node package; "" before it is placed).
+	InstanceType string
 	// NodeSlot is the allocation's position on its node (owned by the node
 	// package), -1 when not on a node.
 	NodeSlot int
@@ -65,8 +68,13 @@ type Allocation struct {
 	TookFrom      []string
 	CooldownUntil time.Time
 
-	class *class // the pending class while pending
-	gen   uint32 // incremented on every enqueue; stale class entries differ
+	// bound is when the allocation started holding its resources (the
+	// swap for a placeholder's replacement); its History counts from then.
+	bound time.Time
+
+	class  *class // the pending class while pending
+	joined uint64 // the class's log tick when the ask joined it
+	gen    uint32 // incremented on every enqueue; stale class entries differ
 }
 
 // Pending reports whether the allocation is still an ask waiting to be
@@ -100,6 +108,10 @@ type class struct {
 	live  int
 	index int // position in the application's class heap, -1 when out
 	why   Reason
+	// log holds the distinct reasons the class was passed over for (at most
+	// MaxLog); tick counts the times.
+	log  []logEntry
+	tick uint64
 }
 
 // entry is a class member; it is stale once the ask left the class (it was
@@ -126,6 +138,7 @@ func (c *class) first() *Allocation {
 func (c *class) push(a *Allocation) {
 	a.gen++
 	a.class = c
+	a.joined = c.tick
 	e := entry{a: a, gen: a.gen}
 	// asks usually arrive in creation order; keep the FIFO sorted otherwise
 	i := len(c.asks)

@@ -42,8 +42,13 @@ type App struct {
 	// resources of its pending asks.
 	Allocated resource.Vector
 	Pending   resource.Vector
+	// MaxAllocated is the high-water mark of Allocated, per resource type:
+	// it goes up with allocations and resizes and never down.
+	MaxAllocated resource.Vector
 	// PlaceholderAllocated sums the allocated placeholders.
 	PlaceholderAllocated resource.Vector
+	// History sums resource·seconds of the ended allocations.
+	History History
 	// GangTimedOut is set when the placeholder timeout fired: a Soft gang
 	// then schedules its asks normally.
 	GangTimedOut bool
@@ -61,6 +66,9 @@ type App struct {
 	// phs lists the allocated, unreleased placeholders per task group.
 	phs    map[string][]*Allocation
 	linked int
+
+	// visited is the time of the latest pass that looked at the app.
+	visited time.Time
 
 	all       map[string]*Allocation
 	allocated int
@@ -239,14 +247,16 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	}
 	x.Res = res
 	a.Allocated.Inc(delta)
+	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
 	if x.Placeholder {
 		a.PlaceholderAllocated.Inc(delta)
 	}
 	return delta, nil
 }
 
-// Remove drops an ask or allocation and returns it.
-func (a *App) Remove(key string) (*Allocation, bool) {
+// Remove drops an ask or allocation at now and returns it; an allocation
+// adds what it held since it was bound to the History.
+func (a *App) Remove(key string, now time.Time) (*Allocation, bool) {
 	x, ok := a.all[key]
 	if !ok {
 		return nil, false
@@ -263,6 +273,7 @@ func (a *App) Remove(key string) (*Allocation, bool) {
 		return x, true
 	}
 	a.dropPlaceholder(x)
+	a.ended(x, now)
 	a.allocated--
 	a.Allocated.Dec(x.Res)
 	if x.Placeholder {
@@ -284,6 +295,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 		return err
 	}
 	x.AppID = a.ID
+	x.bound = x.Allocated
 	a.all[x.Key] = x
 	a.account(x)
 	return nil
@@ -295,6 +307,7 @@ func (a *App) account(x *Allocation) {
 	}
 	a.allocated++
 	a.Allocated.Inc(x.Res)
+	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
 	if x.Placeholder {
 		a.PlaceholderAllocated.Inc(x.Res)
 	}
@@ -305,6 +318,7 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 	a.dequeue(x)
 	x.NodeID = node
 	x.Allocated = now
+	x.bound = now
 	a.account(x)
 }
 

@@ -146,7 +146,7 @@ func TestRemoveAndUpdateKeepAccounting(t *testing.T) {
 			}
 		case op == 4:
 			for k := range live {
-				a.Remove(k)
+				a.Remove(k, t0)
 				delete(live, k)
 				break
 			}
@@ -243,4 +243,45 @@ func BenchmarkNextAllocate(b *testing.B) {
 	for range b.N {
 		a.Allocate(a.Next(), "n", t0)
 	}
+}
+
+func TestMaxAllocatedIsAHighWaterMark(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for _, x := range []*Allocation{ask("a", 0, 0, vec(2, 10)), ask("b", 0, 1, vec(1, 30)), ask("c", 0, 2, vec(4, 1))} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func(want resource.Vector) {
+		t.Helper()
+		if a.MaxAllocated != want {
+			t.Fatalf("MaxAllocated = %v, want %v (allocated %v)", a.MaxAllocated, want, a.Allocated)
+		}
+	}
+	if !a.MaxAllocated.IsZero() {
+		t.Fatalf("MaxAllocated = %v before any allocation", a.MaxAllocated)
+	}
+	a.Allocate(a.Next(), "n1", t0) // a
+	step(vec(2, 10))
+	a.Allocate(a.Next(), "n1", t0) // b
+	step(vec(3, 40))
+	a.Remove("a", t0) // allocated 1,30: the mark stays
+	step(vec(3, 40))
+	a.Allocate(a.Next(), "n1", t0) // c: allocated 5,31; vcore goes up, memory stays
+	step(vec(5, 40))
+	if _, err := a.UpdateAsk("b", vec(1, 50)); err != nil { // resize: allocated 5,51
+		t.Fatal(err)
+	}
+	step(vec(5, 51))
+	a.Remove("b", t0)
+	a.Remove("c", t0)
+	if !a.Allocated.IsZero() {
+		t.Fatalf("allocated %v after releasing everything", a.Allocated)
+	}
+	step(vec(5, 51))
+	// a recovered allocation counts too
+	if err := a.AddAllocation(&Allocation{Key: "r", NodeID: "n1", Res: vec(6, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	step(vec(6, 51))
 }

@@ -1,6 +1,10 @@
 package app
 
-import "github.com/paddock-sched/paddock/internal/resource"
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
 
 // TaskGroup is the gang bookkeeping of one task group (REST
 // placeholderData): how many placeholders were asked for, the resources of
@@ -76,15 +80,17 @@ func (a *App) Link(x, ph *Allocation) {
 	a.taskGroup(ph.TaskGroup).Replaced++
 }
 
-// Swap completes a replacement: placeholder ph leaves the application and
-// the real ask linked to it becomes an allocation on ph's node. It returns
-// the real allocation, or nil when ph was not linked.
-func (a *App) Swap(ph *Allocation) *Allocation {
+// Swap completes a replacement at now: placeholder ph leaves the
+// application (its time goes to the History) and the real ask linked to it
+// becomes an allocation on ph's node. It returns the real allocation, or
+// nil when ph was not linked.
+func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	x := ph.ReplacedBy
 	if x == nil || a.all[ph.Key] != ph {
 		return nil
 	}
 	delete(a.all, ph.Key)
+	a.ended(ph, now)
 	a.allocated--
 	a.Allocated.Dec(ph.Res)
 	a.PlaceholderAllocated.Dec(ph.Res)
@@ -93,6 +99,7 @@ func (a *App) Swap(ph *Allocation) *Allocation {
 	a.linked--
 	x.NodeID = ph.NodeID
 	x.Allocated = ph.Allocated
+	x.bound = now
 	a.account(x)
 	return x
 }

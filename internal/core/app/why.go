@@ -1,6 +1,10 @@
 package app
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"time"
+)
 
 // ReasonKind says why a pending ask was not placed in the last pass.
 type ReasonKind uint8
@@ -58,6 +62,55 @@ func (r Reason) String() string {
 	return r.Kind.String() + " (" + r.Object + ")"
 }
 
+// MaxLog bounds the allocation log of an ask: the distinct reasons it was
+// passed over for, the least recently seen evicted first.
+const MaxLog = 10
+
+// LogEntry is one distinct reason of an ask's allocation log: how many
+// times a pass gave it and when last.
+type LogEntry struct {
+	Reason Reason
+	Count  uint64
+	Last   time.Time
+}
+
+// logEntry is a class's log entry; first and last are the class ticks of
+// its first and latest occurrence.
+type logEntry struct {
+	LogEntry
+	first, last uint64
+}
+
+// note logs one occurrence of r at now. A repeated reason costs a compare
+// per entry and no allocation.
+func (c *class) note(r Reason, now time.Time) {
+	c.tick++
+	for i := range c.log {
+		if e := &c.log[i]; e.Reason == r {
+			e.Count++
+			e.Last = now
+			e.last = c.tick
+			return
+		}
+	}
+	e := logEntry{LogEntry: LogEntry{Reason: r, Count: 1, Last: now}, first: c.tick, last: c.tick}
+	if len(c.log) < MaxLog {
+		c.log = append(c.log, e)
+		return
+	}
+	oldest := 0
+	for i := range c.log {
+		if c.log[i].last < c.log[oldest].last {
+			oldest = i
+		}
+	}
+	c.log[oldest] = e
+}
+
+// Visit records that the scheduling pass at now looks at the application:
+// reasons set until the next visit are logged at now.
+func (a *App) Visit(now time.Time) { a.visited = now }
+
 // Why returns the reason the pending ask x was last passed over; all asks
 // of one class share it.
 func (a *App) Why(x *Allocation) Reason {
@@ -67,18 +120,51 @@ func (a *App) Why(x *Allocation) Reason {
 	return x.class.why
 }
 
-// SetWhy records why the class of pending ask x was passed over.
+// SetWhy records why the class of pending ask x was passed over, and logs
+// it.
 func (a *App) SetWhy(x *Allocation, r Reason) {
 	if x.class != nil {
 		x.class.why = r
+		x.class.note(r, a.visited)
 	}
 }
 
-// SetWhyAll records r for every pending class of the application.
+// SetWhyAll records and logs r for every pending class of the application.
 func (a *App) SetWhyAll(r Reason) {
 	for _, c := range a.classes {
 		c.why = r
+		c.note(r, a.visited)
 	}
+}
+
+// Log returns the allocation log of pending ask x, the latest occurrence
+// first. The asks of a class are passed over together, so they share one
+// log; an ask sees only what happened after it joined its class. A count
+// is exact unless the class's reason alternated since the ask joined, when
+// it is bounded by the passes since then.
+func (a *App) Log(x *Allocation) []LogEntry { return a.AppendLog(nil, x) }
+
+// AppendLog appends the allocation log of pending ask x (as Log) to dst,
+// so many asks' logs can share one block.
+func (a *App) AppendLog(dst []LogEntry, x *Allocation) []LogEntry {
+	c := x.class
+	if c == nil {
+		return dst
+	}
+	start := len(dst)
+	out := dst
+	for _, e := range c.log {
+		if e.last <= x.joined {
+			continue // all before the ask joined
+		}
+		n := e.Count
+		if e.first <= x.joined {
+			n = min(n, c.tick-x.joined)
+		}
+		out = append(out, LogEntry{Reason: e.Reason, Count: n, Last: e.Last})
+	}
+	slices.SortStableFunc(out[start:], func(p, q LogEntry) int { return q.Last.Compare(p.Last) })
+	return out
 }
 
 // EachWaiting calls fn, oldest first within a class, for every pending ask

@@ -11,12 +11,23 @@ import (
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
+// Attributes naming a node's instance type: the SI's, then the Kubernetes
+// label a shim may pass through unchanged.
+const (
+	InstanceTypeAttribute = "si/instance-type"
+	InstanceTypeLabel     = "node.kubernetes.io/instance-type"
+)
+
 // Node is one schedulable host of a partition. The partition mutates it;
 // after any change to Capacity, Allocated, Occupied, Schedulable or the
 // reservation, the owner calls Index.Update so the ordering stays right.
 type Node struct {
 	ID         string
 	Attributes map[string]string
+	// InstanceType is the node's instance type from its attributes
+	// (app.UnknownInstanceType when they do not say); allocations on the
+	// node carry it for their application's resource history.
+	InstanceType string
 	// Capacity is the schedulable resource reported by the RM.
 	Capacity resource.Vector
 	// Allocated is the sum of the scheduler's allocations on the node.
@@ -40,12 +51,22 @@ type Node struct {
 // New returns a schedulable node with the given capacity.
 func New(id string, capacity resource.Vector, attrs map[string]string) *Node {
 	return &Node{
-		ID:          id,
-		Attributes:  attrs,
-		Capacity:    capacity,
-		Schedulable: true,
-		Foreign:     map[string]resource.Vector{},
+		ID:           id,
+		Attributes:   attrs,
+		InstanceType: instanceType(attrs),
+		Capacity:     capacity,
+		Schedulable:  true,
+		Foreign:      map[string]resource.Vector{},
 	}
+}
+
+func instanceType(attrs map[string]string) string {
+	for _, k := range []string{InstanceTypeAttribute, InstanceTypeLabel} {
+		if t := attrs[k]; t != "" {
+			return t
+		}
+	}
+	return app.UnknownInstanceType
 }
 
 // Available is what the scheduler may still place on the node.
@@ -67,6 +88,7 @@ func (n *Node) Eligible() bool {
 // AddAlloc records allocation x on the node and adds its resources.
 func (n *Node) AddAlloc(x *app.Allocation) {
 	x.NodeSlot = len(n.allocs)
+	x.InstanceType = n.InstanceType
 	n.allocs = append(n.allocs, x)
 	n.Allocated.Inc(x.Res)
 }

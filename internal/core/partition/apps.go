@@ -339,11 +339,11 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 		leaf.Apply(a, resource.Vector{}, real.Res, real.Priority, 1)
 	}
 	if x.Linked() {
-		a.Remove(key) // neither pending nor allocated: nothing is accounted
+		a.Remove(key, now) // neither pending nor allocated: nothing is accounted
 		p.checkDone(a, leaf, now)
 		return
 	}
-	a.Remove(key)
+	a.Remove(key, now)
 	p.unreserveAsk(a.ID, key)
 	if x.Preempted && term == StoppedByRM {
 		term = PreemptedByScheduler // the RM confirms a preemption

@@ -121,7 +121,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	}
 	n := p.nodes[ph.NodeID]
 	leaf := p.leafOf(a)
-	x := a.Swap(ph)
+	x := a.Swap(ph, now)
 	delta := x.Res.Sub(ph.Res)
 	if n != nil {
 		n.RemoveAlloc(ph)

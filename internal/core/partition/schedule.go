@@ -76,6 +76,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.Skip(leaf)
 			continue
 		}
+		a.Visit(now)
 		if q := p.blockingMaxApps(a, leaf); q != nil {
 			a.SetWhyAll(app.Reason{Kind: app.MaxApplications, Object: q.Path})
 			t.SkipApp(leaf, a)

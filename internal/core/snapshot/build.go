@@ -157,20 +157,25 @@ func buildApp(a *app.App, part string) *App {
 		State: a.State, StateLog: slices.Clone(a.StateLog),
 		Submitted: a.SubmitTime, Started: a.StartTime, Finished: a.FinishTime,
 		Message: a.Message, BackoffUntil: a.BackoffUntil,
-		Allocated: a.Allocated, Pending: a.Pending, Placeholder: a.PlaceholderAllocated,
+		Allocated: a.Allocated, Pending: a.Pending, Placeholder: a.PlaceholderAllocated, MaxAllocated: a.MaxAllocated,
+		History:     a.History.Clone(),
 		MaxPriority: a.Priority(), HasPending: a.PendingCount() > 0,
 		Asks:        make([]*Ask, 0, a.PendingCount()),
 		Allocations: make([]*Allocation, 0, a.AllocatedCount()),
 	}
 	asks := make([]Ask, 0, a.PendingCount())
 	allocs := make([]Allocation, 0, a.AllocatedCount())
+	// the asks' logs share blocks; usually one entry each
+	logs := make([]app.LogEntry, 0, a.PendingCount())
 	a.Each(func(x *app.Allocation) bool {
 		switch {
 		case x.Pending():
+			n := len(logs)
+			logs = a.AppendLog(logs, x)
 			asks = append(asks, Ask{
 				Key: x.Key, AppID: a.ID, Tags: x.Tags, Created: x.Created, Res: x.Res, Priority: x.Priority,
 				RequiredNode: x.RequiredNode, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-				Originator: x.Originator, ScaleUp: x.ScaleUp, Why: a.Why(x),
+				Originator: x.Originator, ScaleUp: x.ScaleUp, TriggeredPreemption: x.TriggeredPreemption, Why: a.Why(x), Log: logs[n:len(logs):len(logs)],
 			})
 		case x.NodeID != "":
 			var s *Allocation
@@ -205,7 +210,7 @@ func allocationOf(x *app.Allocation) Allocation {
 	out := Allocation{
 		Key: x.Key, AppID: x.AppID, NodeID: x.NodeID, Tags: x.Tags, Created: x.Created, Allocated: x.Allocated,
 		Res: x.Res, Priority: x.Priority, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
-		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf,
+		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf, Preempted: x.Preempted,
 	}
 	if x.Replacing != nil {
 		out.Replacing = x.Replacing.Key

@@ -153,6 +153,11 @@ type App struct {
 	Allocated    resource.Vector
 	Pending      resource.Vector
 	Placeholder  resource.Vector
+	// MaxAllocated is the high-water mark of Allocated per resource type.
+	MaxAllocated resource.Vector
+	// History is resource·seconds of the ended allocations per instance
+	// type (a copy).
+	History app.History
 	// MaxPriority is the largest priority of the pending asks.
 	MaxPriority int32
 	HasPending  bool
@@ -183,9 +188,13 @@ type Ask struct {
 	TaskGroup    string
 	Originator   bool
 	ScaleUp      bool
+	// TriggeredPreemption is set once the ask preempted.
+	TriggeredPreemption bool
 	// Why is the reason of the last scheduling pass (Kind NotTried when no
 	// pass has looked at the ask yet).
 	Why app.Reason
+	// Log is the ask's allocation log, the latest occurrence first.
+	Log []app.LogEntry
 }
 
 // Allocation is an allocation on a node.
@@ -203,6 +212,8 @@ type Allocation struct {
 	Originator  bool
 	Forced      bool
 	PreemptSelf bool
+	// Preempted marks a victim of preemption waiting for the RM's release.
+	Preempted bool
 }
 
 // Foreign is an allocation of another scheduler on a node.

@@ -144,8 +144,9 @@ func (s *server) stateDump(w http.ResponseWriter, r *http.Request, snap *snapsho
 		d.Health = &res
 	}
 	if s.opts.EventStreams != nil {
-		for _, e := range s.opts.EventStreams() {
-			d.EventStreams = append(d.EventStreams, EventStreamInfo{Name: e.Name, CreatedAt: e.CreatedAt.UTC()})
+		d.EventStreams = append(d.EventStreams, s.opts.EventStreams()...)
+		for i := range d.EventStreams {
+			d.EventStreams[i].CreatedAt = d.EventStreams[i].CreatedAt.UTC()
 		}
 		slices.SortFunc(d.EventStreams, func(a, b EventStreamInfo) int {
 			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {

@@ -103,18 +103,16 @@ func (p *Partition) planGangPreemption(leaf *queue.Queue, phs []*app.Allocation,
 		n.Resize(d)
 		p.index.Update(n)
 	}
+	// a victim counts as preempting in its queues and as gone from its
+	// node while the later placeholders are planned
 	mark := func(v *app.Allocation, on bool) {
-		vleaf := p.leafOf(p.apps[v.AppID])
-		v.Preempted = on
-		d := v.Res
-		if !on {
-			d = neg(d)
-		}
-		for q := vleaf; q != nil; q = q.Parent {
-			q.Preempting.Inc(d)
-		}
+		setPreempted(v, p.leafOf(p.apps[v.AppID]), on)
 		if n := p.nodes[v.NodeID]; n != nil {
-			resize(n, neg(d))
+			if on {
+				resize(n, neg(v.Res))
+			} else {
+				resize(n, v.Res)
+			}
 		}
 	}
 	plans := make([]preemptPlan, len(phs))
@@ -243,14 +241,7 @@ func (p *Partition) verifyGangHolds(bad func(string, ...any)) {
 			bad("gang hold of unknown application %s", id)
 			continue
 		}
-		pending := 0
-		a.Each(func(x *app.Allocation) bool {
-			if x.Placeholder && x.Pending() {
-				pending++
-			}
-			return true
-		})
-		if pending == 0 {
+		if !hasPendingPlaceholder(a) {
 			bad("gang hold of application %s with no pending placeholder", id)
 		}
 		for _, n := range held {

@@ -541,10 +541,10 @@ func extraVictims(cands, chosen []victim, g *guard) []*app.Allocation {
 }
 
 // bestChecked returns the best plan the RM's PreemptionPredicates
-// accepts, trying plans best first. The RM is
-// offered the plan's victims followed by its extra ones, starting from
-// the last chosen victim (startIndex); it answers with the last victim it
-// needed, which may reach into the extra ones, never below the chosen.
+// accepts, trying plans best first. The RM is offered the plan's victims
+// followed by its extra ones, starting from the last chosen victim
+// (startIndex); it answers with the last victim it needed, which may
+// reach into the extra ones, never below the chosen.
 func (p *Partition) bestChecked(x *app.Allocation, plans []nodePlan) (preemptPlan, bool) {
 	slices.SortFunc(plans, func(a, b nodePlan) int {
 		if less3(a.score, b.score) {
@@ -615,16 +615,26 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 // event with msg. It returns v's leaf queue.
 func (p *Partition) markVictim(v *app.Allocation, msg string, now time.Time) *queue.Queue {
 	vleaf := p.leafOf(p.apps[v.AppID])
-	v.Preempted = true
-	for q := vleaf; q != nil; q = q.Parent {
-		q.Preempting.Inc(v.Res)
-	}
+	setPreempted(v, vleaf, true)
 	p.Out.Released = append(p.Out.Released, Released{
 		Partition: p.Name, AppID: v.AppID, AllocationKey: v.Key, Termination: PreemptedByScheduler, Message: msg,
 	})
 	p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
 	p.Stats.Preemptions++
 	return vleaf
+}
+
+// setPreempted marks v, of leaf queue leaf, as preempted or not and keeps
+// the Preempting roll-up of leaf and its ancestors.
+func setPreempted(v *app.Allocation, leaf *queue.Queue, on bool) {
+	v.Preempted = on
+	for q := leaf; q != nil; q = q.Parent {
+		if on {
+			q.Preempting.Inc(v.Res)
+		} else {
+			q.Preempting.Dec(v.Res)
+		}
+	}
 }
 
 // victimGone updates the preemption bookkeeping when a preempted
@@ -634,10 +644,7 @@ func (p *Partition) victimGone(v *app.Allocation, leaf *queue.Queue) {
 	if !v.Preempted {
 		return
 	}
-	v.Preempted = false
-	for q := leaf; q != nil; q = q.Parent {
-		q.Preempting.Dec(v.Res)
-	}
+	setPreempted(v, leaf, false)
 	if f := v.PreemptedFor; f != nil {
 		f.Victims--
 		v.PreemptedFor = nil

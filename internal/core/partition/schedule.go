@@ -279,7 +279,8 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 }
 
 // Tick fires the partition's timers due at now: Completing applications
-// become Completed, gangs time out, due quota-change preemptions run. It reports whether anything changed.
+// become Completed, gangs time out, due quota-change preemptions run. It
+// reports whether anything changed.
 func (p *Partition) Tick(now time.Time) bool {
 	changed := false
 	var due []string
@@ -327,8 +328,8 @@ func (p *Partition) Dirty() bool { return p.dirty }
 // NextTimer returns the earliest time at which Tick or Schedule has
 // something to do without any new input (a Completing application
 // completes, an ask may reserve, a terminated application expires, a
-// quota preemption is due), or the
-// zero time. Virtual-time drivers use it to know when to step next.
+// quota preemption is due), or the zero time. Virtual-time drivers use it
+// to know when to step next.
 func (p *Partition) NextTimer() time.Time {
 	next := p.retryAt
 	earlier := func(t time.Time) {

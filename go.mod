@@ -3,6 +3,7 @@ module github.com/paddock-sched/paddock
 go 1.26.8
 
 require (
+	github.com/apache/yunikorn-scheduler-interface v0.0.0-20260727092410-674338955bdf
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	go.yaml.in/yaml/v3 v3.0.5

@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // MaxMessage is the longest event message kept (reference §7).

@@ -9,7 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/paddock-sched/paddock/callback"
 	"math/big"
 	"net"
 	"strings"
@@ -20,10 +20,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
 )
 
 const cfg = `
@@ -36,9 +36,9 @@ partitions:
 
 // nodeRecorder records accepted nodes; everything else is ignored.
 type nodeRecorder struct {
-	api.NopCallback // predicates pass; events are dropped
-	mu              sync.Mutex
-	nodes           []string
+	callback.Nop // predicates pass; events are dropped
+	mu           sync.Mutex
+	nodes        []string
 }
 
 func (r *nodeRecorder) UpdateAllocation(*si.AllocationResponse) error   { return nil }

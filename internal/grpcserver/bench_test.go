@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/paddock-sched/paddock/si"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 // BenchmarkForward measures RM requests through a stream to the API.

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/grpcclient"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 const cfg = `
@@ -35,13 +36,13 @@ const cfgWithC = cfg + `          - name: c
 
 // recorder is a remote RM's callback; responses arrive on three goroutines.
 type recorder struct {
-	api.NopCallback // predicates pass; events are dropped
-	mu              sync.Mutex
-	allocs          map[string]*si.Allocation // by allocation key
-	accApps         map[string]bool
-	rejApps         map[string]bool
-	accNodes        map[string]bool
-	changed         chan struct{}
+	callback.Nop // predicates pass; events are dropped
+	mu           sync.Mutex
+	allocs       map[string]*si.Allocation // by allocation key
+	accApps      map[string]bool
+	rejApps      map[string]bool
+	accNodes     map[string]bool
+	changed      chan struct{}
 }
 
 func newRecorder() *recorder {

@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/paddock-sched/paddock/si"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 // openAll opens the three streams of rmID and greets on each; the returned

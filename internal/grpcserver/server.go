@@ -19,10 +19,10 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // Defaults for the zero values of Options.
@@ -181,7 +181,7 @@ func (s *Server) RegisterResourceManager(_ context.Context, req *si.RegisterReso
 }
 
 // UpdateAllocation serves an RM's allocation stream.
-func (s *Server) UpdateAllocation(st grpc.BidiStreamingServer[si.AllocationRequest, si.AllocationResponse]) error {
+func (s *Server) UpdateAllocation(st si.Scheduler_UpdateAllocationServer) error {
 	return serveStream(s, st, streamSpec[si.AllocationRequest]{
 		kind: kindAllocation,
 		rmID: func(r *si.AllocationRequest) string { return r.RmID },
@@ -193,7 +193,7 @@ func (s *Server) UpdateAllocation(st grpc.BidiStreamingServer[si.AllocationReque
 }
 
 // UpdateApplication serves an RM's application stream.
-func (s *Server) UpdateApplication(st grpc.BidiStreamingServer[si.ApplicationRequest, si.ApplicationResponse]) error {
+func (s *Server) UpdateApplication(st si.Scheduler_UpdateApplicationServer) error {
 	return serveStream(s, st, streamSpec[si.ApplicationRequest]{
 		kind:     kindApplication,
 		rmID:     func(r *si.ApplicationRequest) string { return r.RmID },
@@ -203,7 +203,7 @@ func (s *Server) UpdateApplication(st grpc.BidiStreamingServer[si.ApplicationReq
 }
 
 // UpdateNode serves an RM's node stream.
-func (s *Server) UpdateNode(st grpc.BidiStreamingServer[si.NodeRequest, si.NodeResponse]) error {
+func (s *Server) UpdateNode(st si.Scheduler_UpdateNodeServer) error {
 	return serveStream(s, st, streamSpec[si.NodeRequest]{
 		kind:     kindNode,
 		rmID:     func(r *si.NodeRequest) string { return r.RmID },

@@ -9,8 +9,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 // RMState is a remote RM's state in the spec's lifecycle.

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paddock-sched/paddock/si"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 func allocResponse(n int) *si.AllocationResponse {

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 const cfg = `
@@ -36,7 +36,7 @@ func res(cpu, mem int64) *si.Resource {
 func cluster(t *testing.T) *rmproxy.Service {
 	t.Helper()
 	s := rmproxy.NewManual(clock.NewVirtual(time.Unix(1000, 0)))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: cfg}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: cfg}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	s.UpdateNode(&si.NodeRequest{RmID: "rm", Nodes: []*si.NodeInfo{

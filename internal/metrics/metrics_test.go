@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 const testConfig = `
@@ -90,7 +90,7 @@ func setUp(t *testing.T) (*rmproxy.Service, *Metrics) {
 	svc := rmproxy.NewManual(clock.NewVirtual(time.Unix(1000, 0)))
 	m := New(SnapshotSource{Service: svc}, nil)
 	svc.SetHooks(m.Hooks())
-	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: testConfig}, api.NopCallback{}); err != nil {
+	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", Config: testConfig}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	return svc, m

@@ -1,18 +1,18 @@
 package replay
 
 import (
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 )
 
-// callback is the replay RM's side of the SI: it records what the
+// recorder is the replay RM's side of the SI: it records what the
 // scheduler decided.
-type callback struct {
-	api.NopCallback // predicates pass; events and scheduling states are dropped
-	s               *sim
+type recorder struct {
+	callback.Nop // predicates pass; events and scheduling states are dropped
+	s            *sim
 }
 
-func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
+func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 	s := c.s
 	for _, a := range r.New {
 		t := s.byKey[a.AllocationKey]
@@ -81,7 +81,7 @@ func (c *callback) UpdateAllocation(r *si.AllocationResponse) error {
 	return nil
 }
 
-func (c *callback) UpdateApplication(r *si.ApplicationResponse) error {
+func (c *recorder) UpdateApplication(r *si.ApplicationResponse) error {
 	for _, u := range r.Updated {
 		switch u.State {
 		case "Completed", "Failed", "Expired":
@@ -100,7 +100,7 @@ func (c *callback) UpdateApplication(r *si.ApplicationResponse) error {
 	return nil
 }
 
-func (c *callback) UpdateNode(r *si.NodeResponse) error {
+func (c *recorder) UpdateNode(r *si.NodeResponse) error {
 	c.s.stats.Nodes += len(r.Accepted)
 	c.s.stats.RejectedNodes += len(r.Rejected)
 	return nil

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/sim/borg"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // handle applies one trace event at trace time now.

@@ -15,11 +15,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/internal/sim/borg"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // Options configure a replay.
@@ -123,7 +123,7 @@ type sim struct {
 	stats     *Summary
 	nodes     map[int64]bool
 	queued    queuedReqs
-	cb        *callback
+	cb        *recorder
 	initial   []*task // tasks submitted at trace time 0
 	verifyErr error
 	v2019     bool
@@ -200,7 +200,7 @@ func Run(opts Options) (*Summary, error) {
 	s.stats.Format = tr.Format().String()
 	s.svc = rmproxy.NewManual(s.clk)
 	defer s.svc.Stop()
-	s.cb = &callback{s: s}
+	s.cb = &recorder{s: s}
 	if _, err := s.svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: rmID, Config: opts.Config}, s.cb); err != nil {
 		return nil, fmt.Errorf("replay: register: %w", err)
 	}

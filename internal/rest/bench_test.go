@@ -3,21 +3,21 @@ package rest
 import (
 	"context"
 	"fmt"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/paddock-sched/paddock/callback"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // large is a cluster of 5,000 nodes with 50,000 allocations in 500
 // applications, fed through the SI.
 func large(b *testing.B) *rmproxy.Service {
 	s := rmproxy.NewManual(clock.NewVirtual(start))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, callback.Nop{}); err != nil {
 		b.Fatal(err)
 	}
 	var nodes []*si.NodeInfo

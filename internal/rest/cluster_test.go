@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/history"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // A scripted cluster state, driven through the SI on a virtual clock.
@@ -83,22 +84,22 @@ func scripted(t testing.TB) (*rmproxy.Service, *clock.Virtual) {
 	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{
 		RmID: "rm-1", PolicyGroup: "queues", Config: testConfig,
 		BuildInfo: map[string]string{"buildVersion": "1.0.0", "buildDate": "2026-01-01"},
-	}, api.NopCallback{}); err != nil {
+	}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	node := func(id, rack string, cpu, mem int64) *si.NodeInfo {
 		return &si.NodeInfo{NodeID: id, Action: si.NodeInfo_CREATE, SchedulableResource: res(cpu, mem),
-			Attributes: map[string]string{api.HostName: id + ".example", api.RackName: rack, "zone": "z1"}}
+			Attributes: map[string]string{common.HostName: id + ".example", common.RackName: rack, "zone": "z1"}}
 	}
 	gpuNode := node("g1", "r9", 8000, 16<<30)
-	gpuNode.Attributes[api.NodePartition] = "gpu"
+	gpuNode.Attributes[common.NodePartition] = "gpu"
 	s.UpdateNode(&si.NodeRequest{RmID: "rm-1", Nodes: []*si.NodeInfo{
 		node("n1", "r1", 4000, 8<<30), node("n2", "r1", 4000, 8<<30), node("n3", "r2", 4000, 8<<30), gpuNode,
 	}})
 	s.UpdateNode(&si.NodeRequest{RmID: "rm-1", Nodes: []*si.NodeInfo{{NodeID: "n3", Action: si.NodeInfo_DRAIN_NODE}}})
 	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm-1", Allocations: []*si.Allocation{{
 		AllocationKey: "foreign-1", NodeID: "n2", ResourcePerAlloc: res(500, 1<<30),
-		AllocationTags: map[string]string{api.Foreign: api.AllocTypeDefault},
+		AllocationTags: map[string]string{common.Foreign: common.AllocTypeDefault},
 	}}})
 	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm-1", New: []*si.AddApplicationRequest{
 		{ApplicationID: "app-1", QueueName: "root.a", Ugi: ugi("alice")},

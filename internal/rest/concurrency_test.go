@@ -4,17 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/paddock-sched/paddock/callback"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // TestConcurrentReaders has many REST readers while the service goroutine
@@ -24,7 +24,7 @@ import (
 func TestConcurrentReaders(t *testing.T) {
 	s := rmproxy.New(clock.Real{})
 	defer s.Stop()
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	var nodes []*si.NodeInfo

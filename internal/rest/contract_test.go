@@ -2,21 +2,21 @@ package rest
 
 import (
 	"encoding/json"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/paddock-sched/paddock/callback"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // TestEmptyClusterShapes: with no nodes and no applications the fields the
 // web UI needs are still there, and lists are [] rather than null.
 func TestEmptyClusterShapes(t *testing.T) {
 	s := rmproxy.NewManual(clock.NewVirtual(start))
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	h := New(s, Options{})

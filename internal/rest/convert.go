@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
 	"github.com/paddock-sched/paddock/internal/resource"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // Conversions from a snapshot to the JSON shapes. They read only the
@@ -309,7 +309,7 @@ func allocationInfo(s *snapshot.Snapshot, x *snapshot.Allocation) AllocationInfo
 
 func nodeInfo(s *snapshot.Snapshot, n *snapshot.Node) NodeInfo {
 	ni := NodeInfo{
-		NodeID: n.ID, HostName: n.Attributes[api.HostName], RackName: n.Attributes[api.RackName],
+		NodeID: n.ID, HostName: n.Attributes[common.HostName], RackName: n.Attributes[common.RackName],
 		Attributes: strMap(n.Attributes), Capacity: s.Map(n.Capacity), Allocated: s.Map(n.Allocated),
 		Occupied: s.Map(n.Occupied), Available: s.Map(n.Available), Utilized: percent(s, n.Allocated, n.Capacity),
 		Allocations: make([]AllocationInfo, 0, len(n.Allocations)), ForeignAllocations: make([]ForeignInfo, 0, len(n.Foreign)),

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // TestResourceHistoryAndMaxUsed: an application's maxUsedResource keeps
@@ -17,14 +18,14 @@ import (
 func TestResourceHistoryAndMaxUsed(t *testing.T) {
 	clk := clock.NewVirtual(start)
 	s := rmproxy.NewManual(clk)
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: testConfig}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	s.UpdateNode(&si.NodeRequest{RmID: "rm-1", Nodes: []*si.NodeInfo{
 		{NodeID: "m5", Action: si.NodeInfo_CREATE, SchedulableResource: res(1000, 4<<30),
 			Attributes: map[string]string{"node.kubernetes.io/instance-type": "m5.large"}},
 		{NodeID: "c6", Action: si.NodeInfo_CREATE, SchedulableResource: res(2000, 4<<30),
-			Attributes: map[string]string{api.InstanceType: "c6i.xlarge"}},
+			Attributes: map[string]string{common.InstanceType: "c6i.xlarge"}},
 	}})
 	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm-1", New: []*si.AddApplicationRequest{
 		{ApplicationID: "app", QueueName: "root.b", Ugi: ugi("carol")},

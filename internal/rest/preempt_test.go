@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 const preemptConfig = `
@@ -30,12 +31,12 @@ partitions:
 func TestPreemptionFields(t *testing.T) {
 	clk := clock.NewVirtual(start)
 	s := rmproxy.NewManual(clk)
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: preemptConfig}, api.NopCallback{}); err != nil {
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: preemptConfig}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
 	s.UpdateNode(&si.NodeRequest{RmID: "rm-1", Nodes: []*si.NodeInfo{
 		{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(8000, 16<<30),
-			Attributes: map[string]string{api.InstanceType: "big"}},
+			Attributes: map[string]string{common.InstanceType: "big"}},
 	}})
 	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm-1", New: []*si.AddApplicationRequest{
 		{ApplicationID: "b", QueueName: "root.b", Ugi: ugi("u")},

@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // local holds rejections that belong to no partition (unknown RM or
@@ -47,7 +47,7 @@ func (s *Service) applyNodes(req *si.NodeRequest, now time.Time) {
 }
 
 func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
-	p, err := s.eng.Partition(rmID, n.Attributes[api.NodePartition])
+	p, err := s.eng.Partition(rmID, n.Attributes[common.NodePartition])
 	if err != nil {
 		return err
 	}
@@ -55,26 +55,21 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("node %s: schedulable resource: %w", n.NodeID, err)
 	}
-	occupied, err := s.vector(n.OccupiedResource)
-	if err != nil {
-		return fmt.Errorf("node %s: occupied resource: %w", n.NodeID, err)
-	}
+	// What other schedulers hold on a node arrives as foreign allocations;
+	// the SI has no occupied field any more (docs/compatibility.md).
 	switch n.Action {
 	case si.NodeInfo_CREATE, si.NodeInfo_CREATE_DRAIN:
-		if err := p.AddNode(n.NodeID, capacity, occupied, n.Attributes, n.Action == si.NodeInfo_CREATE); err != nil {
+		if err := p.AddNode(n.NodeID, capacity, resource.Vector{}, n.Attributes, n.Action == si.NodeInfo_CREATE); err != nil {
 			return err
 		}
 		p.Out.AcceptedNodes = append(p.Out.AcceptedNodes, n.NodeID)
 		return nil
 	case si.NodeInfo_UPDATE:
-		if n.SchedulableResource == nil {
-			if node, ok := p.Node(n.NodeID); ok {
+		var occupied resource.Vector
+		if node, ok := p.Node(n.NodeID); ok {
+			occupied = node.Occupied
+			if n.SchedulableResource == nil {
 				capacity = node.Capacity
-			}
-		}
-		if n.OccupiedResource == nil {
-			if node, ok := p.Node(n.NodeID); ok {
-				occupied = node.Occupied
 			}
 		}
 		return p.UpdateNode(n.NodeID, capacity, occupied)
@@ -203,7 +198,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	if err != nil {
 		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 	}
-	if _, foreign := x.AllocationTags[api.Foreign]; foreign {
+	if _, foreign := x.AllocationTags[common.Foreign]; foreign {
 		if x.NodeID == "" {
 			return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
 		}
@@ -232,7 +227,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 		TaskGroup:    x.TaskGroupName,
 		Originator:   x.Originator,
 		Tags:         x.AllocationTags,
-		RequiredNode: x.AllocationTags[api.KeyRequiredNode],
+		RequiredNode: x.AllocationTags[common.KeyRequiredNode],
 		PreemptSelf:  true,
 		PreemptOther: true,
 		Origin:       x,
@@ -240,7 +235,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	if pp := x.PreemptionPolicy; pp != nil {
 		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
 	}
-	if ct, ok := x.AllocationTags[api.CreationTime]; ok {
+	if ct, ok := x.AllocationTags[common.CreationTime]; ok {
 		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
 			al.Created = time.Unix(sec, 0)
 		}

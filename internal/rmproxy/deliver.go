@@ -3,10 +3,10 @@ package rmproxy
 import (
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // deliver sends every RM what the engine decided since the last delivery:

@@ -3,9 +3,9 @@ package rmproxy
 import (
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // EventCapacity is how many event records wait for the next push to an RM

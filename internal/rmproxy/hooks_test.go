@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/event"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // TestHooks checks what the hooks see on a manual service: the extra

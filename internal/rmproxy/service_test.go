@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
 )
 
 // recorder is an RM callback that records everything it is told.
@@ -143,7 +144,7 @@ func TestEndToEndInProcess(t *testing.T) {
 	for i := range 3 {
 		nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprint("n", i), Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)})
 	}
-	nodes = append(nodes, &si.NodeInfo{NodeID: "bad", Action: si.NodeInfo_CREATE, Attributes: map[string]string{api.NodePartition: "nope"}})
+	nodes = append(nodes, &si.NodeInfo{NodeID: "bad", Action: si.NodeInfo_CREATE, Attributes: map[string]string{common.NodePartition: "nope"}})
 	s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: nodes})
 	rec.await(t, "nodes", func() bool { return len(rec.accNodes) == 3 && len(rec.rejNodes) == 1 })
 

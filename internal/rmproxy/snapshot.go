@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // MaxRejectedApps is how many rejected applications are kept per RM for

@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/grpcclient"
 	"github.com/paddock-sched/paddock/internal/logging"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // LoadOptions configure a load run: a remote RM keeps a stream of SI

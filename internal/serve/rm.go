@@ -3,19 +3,20 @@ package serve
 import (
 	"sync"
 
-	"github.com/paddock-sched/paddock/si"
-	"github.com/paddock-sched/paddock/si/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 )
 
 // recorder is a remote RM's callback that keeps what it was told;
 // responses arrive on three goroutines. The load run and the tests use it.
 type recorder struct {
-	api.NopCallback // predicates pass; events are dropped
-	mu              sync.Mutex
-	allocs          map[string]*si.Allocation
-	accApps         map[string]bool
-	accNodes        map[string]bool
-	changed         chan struct{}
+	callback.Nop // predicates pass; events are dropped
+	mu           sync.Mutex
+	allocs       map[string]*si.Allocation
+	accApps      map[string]bool
+	accNodes     map[string]bool
+	changed      chan struct{}
 }
 
 func newRecorder() *recorder {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/logging"
-	"github.com/paddock-sched/paddock/si"
 )
 
 const token = "s3cret"

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/grpcclient"
-	"github.com/paddock-sched/paddock/si"
 )
 
 func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/resource"
-	"github.com/paddock-sched/paddock/si"
 )
 
 // errNil is returned for a missing Resource message.

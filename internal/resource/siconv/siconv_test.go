@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/resource"
-	"github.com/paddock-sched/paddock/si"
 )
 
 func res(kv map[string]int64) *si.Resource {

@@ -1,4 +1,4 @@
-package si_test
+package sicontract
 
 import (
 	"sort"
@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/paddock-sched/paddock/si"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 // wantSecret lists the fields the SI spec marks [(si_secret) = true]. The
@@ -43,7 +43,7 @@ func isSecret(opts proto.Message) bool {
 }
 
 func TestSecretFields(t *testing.T) {
-	got := secretFields(si.File_si_proto)
+	got := secretFields(si.File_yunikorn_scheduler_interface_si_proto)
 	if len(got) != len(wantSecret) {
 		t.Fatalf("si_secret fields = %v, want %v", got, wantSecret)
 	}

@@ -1,4 +1,4 @@
-package si_test
+package sicontract
 
 // golden is the SI contract written by hand from the Scheduler Interface
 // spec (newest version): every message, field (number, type, cardinality),

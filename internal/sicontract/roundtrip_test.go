@@ -1,4 +1,4 @@
-package si_test
+package sicontract
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/paddock-sched/paddock/si"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
 
 // wantMessageTypes is the number of message types the SI spec declares
@@ -35,7 +35,7 @@ func messageTypes(t *testing.T) []protoreflect.MessageType {
 			walk(md.Messages())
 		}
 	}
-	walk(si.File_si_proto.Messages())
+	walk(si.File_yunikorn_scheduler_interface_si_proto.Messages())
 	return out
 }
 

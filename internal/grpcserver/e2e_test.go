@@ -14,7 +14,7 @@ import (
 	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
-	"github.com/paddock-sched/paddock/internal/grpcclient"
+	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
@@ -148,11 +148,11 @@ func stack(t *testing.T, opts grpcserver.Options) (*rmproxy.Service, *grpcserver
 	return svc, srv, addr.String()
 }
 
-func dial(t *testing.T, addr string, opts grpcclient.Options) *grpcclient.Client {
+func dial(t *testing.T, addr string, opts client.Options) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := grpcclient.Dial(ctx, addr, opts)
+	c, err := client.Dial(ctx, addr, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func dial(t *testing.T, addr string, opts grpcclient.Options) *grpcclient.Client
 	return c
 }
 
-func register(t *testing.T, c *grpcclient.Client, rec *recorder) {
+func register(t *testing.T, c *client.Client, rec *recorder) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -222,7 +222,7 @@ func verify(t *testing.T, svc *rmproxy.Service) int {
 
 func TestEndToEnd(t *testing.T) {
 	svc, srv, addr := stack(t, grpcserver.Options{Token: "s3cret"})
-	c := dial(t, addr, grpcclient.Options{Token: "s3cret"})
+	c := dial(t, addr, client.Options{Token: "s3cret"})
 	rec := newRecorder()
 	register(t, c, rec)
 
@@ -309,7 +309,7 @@ func (p *proxy) cut() {
 func TestConnectionLossPausesThenResyncs(t *testing.T) {
 	svc, srv, addr := stack(t, grpcserver.Options{})
 	px := newProxy(t, addr)
-	c := dial(t, px.lis.Addr().String(), grpcclient.Options{})
+	c := dial(t, px.lis.Addr().String(), client.Options{})
 	rec := newRecorder()
 	register(t, c, rec)
 	must(t, c.UpdateNode(nodes(3)))

@@ -62,12 +62,23 @@ func (s *Service) SetSnapshotMaxAge(d time.Duration) { s.snaps.maxAge.Store(int6
 // share one build. After Stop it returns the last snapshot published, or
 // ErrStopped if there is none.
 func (s *Service) Snapshot(ctx context.Context) (*snapshot.Snapshot, error) {
+	return s.snapshot(ctx, true)
+}
+
+// CurrentSnapshot is Snapshot without the maximum age: the snapshot is of
+// the generation current when it is called, for tests and tools that must
+// see the effect of what they just did.
+func (s *Service) CurrentSnapshot(ctx context.Context) (*snapshot.Snapshot, error) {
+	return s.snapshot(ctx, false)
+}
+
+func (s *Service) snapshot(ctx context.Context, allowOld bool) (*snapshot.Snapshot, error) {
 	st := &s.snaps
 	if cur := st.latest.Load(); cur != nil {
 		if cur.Generation == st.gen.Load() {
 			return cur, nil
 		}
-		if age := st.maxAge.Load(); age > 0 && time.Now().UnixNano()-st.builtAt.Load() < age {
+		if age := st.maxAge.Load(); allowOld && age > 0 && time.Now().UnixNano()-st.builtAt.Load() < age {
 			return cur, nil
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paddock-sched/paddock/internal/grpcclient"
+	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/logging"
 )
 
@@ -69,11 +69,11 @@ func start(t *testing.T, o Options) *Server {
 	return s
 }
 
-func dial(t *testing.T, addr, token string) *grpcclient.Client {
+func dial(t *testing.T, addr, token string) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := grpcclient.Dial(ctx, addr, grpcclient.Options{Token: token})
+	c, err := client.Dial(ctx, addr, client.Options{Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}

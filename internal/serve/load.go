@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
-	"github.com/paddock-sched/paddock/internal/grpcclient"
+	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/logging"
 )
 
@@ -115,7 +115,7 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), o.Duration+time.Minute)
 	defer cancel()
-	c, err := grpcclient.Dial(ctx, s.GRPCAddr(), grpcclient.Options{})
+	c, err := client.Dial(ctx, s.GRPCAddr(), client.Options{})
 	if err != nil {
 		return LoadResult{}, err
 	}
@@ -213,7 +213,7 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 	// the readers
 	var requests, errs atomic.Uint64
 	var firstErr atomic.Value
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConns: o.Readers + 10, MaxIdleConnsPerHost: o.Readers + 10}}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConns: o.Readers + 10, MaxIdleConnsPerHost: o.Readers + 10}}
 	for i := range o.Readers {
 		wg.Add(1)
 		go func() {
@@ -233,7 +233,7 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 				default:
 				}
 				path := o.Paths[(i+k)%len(o.Paths)]
-				resp, err := client.Get("http://" + s.RESTAddr() + path)
+				resp, err := hc.Get("http://" + s.RESTAddr() + path)
 				requests.Add(1)
 				if err != nil {
 					errs.Add(1)

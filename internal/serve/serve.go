@@ -54,7 +54,7 @@ const MetricsCacheTTL = time.Second
 // Options configure a Server.
 type Options struct {
 	// RESTAddr and GRPCAddr are TCP listen addresses ("127.0.0.1:0" picks
-	// a free port).
+	// a free port); "" serves no REST API or no gRPC service.
 	RESTAddr, GRPCAddr string
 	// TLS, when set, serves both REST and gRPC over TLS.
 	TLS *tls.Config
@@ -91,6 +91,7 @@ const DefaultSnapshotMaxAge = 250 * time.Millisecond
 // Server is a running scheduler with its network endpoints.
 type Server struct {
 	svc     *rmproxy.Service
+	api     api.SchedulerAPI // svc, with the default configuration
 	grpc    *grpcserver.Server
 	http    *http.Server
 	events  *events.Service
@@ -157,29 +158,46 @@ func Start(o Options) (*Server, error) {
 	if o.Config != "" {
 		sched = defaultConfig{SchedulerAPI: s.svc, config: o.Config}
 	}
-	g := o.GRPC
-	g.TLSConfig, g.Token, g.Logger = o.TLS, o.Token, o.Logs.Logger(logging.RPC)
-	s.grpc = grpcserver.New(sched, g)
-	addr, err := s.grpc.Listen(o.GRPCAddr)
-	if err != nil {
-		s.svc.Stop()
-		return nil, err
+	s.api = sched
+	if o.GRPCAddr != "" {
+		g := o.GRPC
+		g.TLSConfig, g.Token, g.Logger = o.TLS, o.Token, o.Logs.Logger(logging.RPC)
+		s.grpc = grpcserver.New(sched, g)
+		addr, err := s.grpc.Listen(o.GRPCAddr)
+		if err != nil {
+			s.svc.Stop()
+			return nil, err
+		}
+		s.grpcAddr = addr
 	}
-	s.grpcAddr = addr
 
-	lis, err := net.Listen("tcp", o.RESTAddr)
-	if err != nil {
-		s.grpc.Stop()
-		s.svc.Stop()
-		return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
+	var lis net.Listener
+	if o.RESTAddr != "" {
+		var err error
+		if lis, err = net.Listen("tcp", o.RESTAddr); err != nil {
+			if s.grpc != nil {
+				s.grpc.Stop()
+			}
+			s.svc.Stop()
+			return nil, fmt.Errorf("serve: REST listen on %s: %w", o.RESTAddr, err)
+		}
+		s.restAddr = lis.Addr()
 	}
-	s.restAddr = lis.Addr()
 	s.history = history.New(history.DefaultCapacity)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.loops.Add(2)
 	go func() { defer s.loops.Done(); s.health.Run(ctx) }()
 	go func() { defer s.loops.Done(); s.history.Run(ctx, s.svc, o.Clock, history.DefaultInterval) }()
+	if lis != nil {
+		s.serveREST(lis, o)
+	}
+	s.log.Info("paddock serving", "rest", s.RESTAddr(), "grpc", s.GRPCAddr(), "tls", o.TLS != nil, "token", o.Token != "")
+	return s, nil
+}
+
+// serveREST serves the REST API on lis until Shutdown.
+func (s *Server) serveREST(lis net.Listener, o Options) {
 	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
 		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
 	go func() {
@@ -193,8 +211,6 @@ func Start(o Options) (*Server, error) {
 			s.serveErr <- err
 		}
 	}()
-	s.log.Info("paddock serving", "rest", s.restAddr.String(), "grpc", s.grpcAddr.String(), "tls", o.TLS != nil, "token", o.Token != "")
-	return s, nil
 }
 
 // registerEventMetrics exports the event history's own counters (the
@@ -265,9 +281,22 @@ func (s *Server) applyExtra(rmID string, extra map[string]string) {
 	}
 }
 
-// RESTAddr and GRPCAddr are the addresses listened on.
-func (s *Server) RESTAddr() string { return s.restAddr.String() }
-func (s *Server) GRPCAddr() string { return s.grpcAddr.String() }
+// RESTAddr and GRPCAddr are the addresses listened on ("" when not
+// served).
+func (s *Server) RESTAddr() string { return addrString(s.restAddr) }
+func (s *Server) GRPCAddr() string { return addrString(s.grpcAddr) }
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// API is the in-process SI of the scheduler: what a gRPC RM reaches, for
+// an RM in the same process (RMs registering without a configuration get
+// Options.Config).
+func (s *Server) API() api.SchedulerAPI { return s.api }
 
 // Service is the scheduler service.
 func (s *Server) Service() *rmproxy.Service { return s.svc }
@@ -292,13 +321,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.log.Info("paddock shutting down")
 		s.events.Close()
-		err = s.http.Shutdown(ctx)
-		if err != nil {
-			_ = s.http.Close()
+		if s.http != nil {
+			if err = s.http.Shutdown(ctx); err != nil {
+				_ = s.http.Close()
+			}
 		}
 		s.cancel()
 		s.loops.Wait()
-		s.grpc.Stop()
+		if s.grpc != nil {
+			s.grpc.Stop()
+		}
 		s.svc.Stop()
 		s.log.Info("paddock stopped")
 	})

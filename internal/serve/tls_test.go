@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
-	"github.com/paddock-sched/paddock/internal/grpcclient"
+	"github.com/paddock-sched/paddock/client"
 )
 
 func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
@@ -63,7 +63,7 @@ func TestTLSAndDefaultConfig(t *testing.T) {
 	// gRPC over TLS
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := grpcclient.Dial(ctx, s.GRPCAddr(), grpcclient.Options{TLSConfig: &tls.Config{RootCAs: pool}, Token: token})
+	c, err := client.Dial(ctx, s.GRPCAddr(), client.Options{TLSConfig: &tls.Config{RootCAs: pool}, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestTLSAndDefaultConfig(t *testing.T) {
 	rec.await(t, "allocation over TLS", func() bool { return rec.allocs["k1"] != nil })
 
 	// an RM with a configuration of its own keeps it
-	c2, err := grpcclient.Dial(ctx, s.GRPCAddr(), grpcclient.Options{TLSConfig: &tls.Config{RootCAs: pool}, Token: token})
+	c2, err := client.Dial(ctx, s.GRPCAddr(), client.Options{TLSConfig: &tls.Config{RootCAs: pool}, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestTokenScope(t *testing.T) {
 	get(t, s, "/debug/stack", token, 200)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := grpcclient.Dial(ctx, s.GRPCAddr(), grpcclient.Options{})
+	c, err := client.Dial(ctx, s.GRPCAddr(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

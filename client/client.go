@@ -1,4 +1,4 @@
-// Package grpcclient owns the Go client of Paddock's gRPC Scheduler
+// Package client is the Go client of Paddock's gRPC Scheduler
 // Interface, for resource managers (RMs) that run in another process: it
 // registers an RM, keeps the three SI streams open and delivers the
 // scheduler's responses to an api.ResourceManagerCallback, so that a
@@ -15,7 +15,7 @@
 // keeps the RM Paused for a while. Register again (on the same Client: the
 // connection redials) and resync the full state. Close shuts the RM down:
 // the server marks it Stopped.
-package grpcclient
+package client
 
 import (
 	"context"

@@ -24,6 +24,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 
+	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/serve"
 )
@@ -100,3 +101,9 @@ func (s *Scheduler) Stop() {
 	defer cancel()
 	_ = s.Shutdown(ctx)
 }
+
+// DefaultConfig is the queue configuration of an RM that registers without
+// one and Options.Config is empty: YuniKorn's default, partition "default"
+// with a root queue open to all and the tag rule placing an application in
+// root.<namespace tag>, created on demand.
+const DefaultConfig = config.DefaultText

@@ -15,3 +15,16 @@ go vet ./...
 
 echo "== go test -race"
 go test -race -count=1 ./...
+
+echo "== compat/yunikorn-core (its own module)"
+(cd compat/yunikorn-core && go vet ./... && go test -race -count=1 ./...)
+
+# The YuniKorn Kubernetes shim's own test suite on Paddock, when its source
+# is next to the checkout (K8SHIM_DIR overrides; PADDOCK_SKIP_K8SHIM=1 skips).
+shim=${K8SHIM_DIR:-../shared/peers/yunikorn-k8shim}
+if [ -z "${PADDOCK_SKIP_K8SHIM:-}" ] && [ -f "$shim/go.mod" ]; then
+  echo "== the YuniKorn shim's suite on Paddock (scripts/k8shim-test)"
+  bash scripts/k8shim-test "$shim"
+else
+  echo "== the YuniKorn shim's suite: skipped (no shim source at $shim)"
+fi

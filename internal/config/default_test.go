@@ -28,7 +28,7 @@ func TestDefault(t *testing.T) {
 	if !p.Preemption.Enabled || p.NodeSortPolicy.Type != "fair" {
 		t.Errorf("defaults not applied: %+v %+v", p.Preemption, p.NodeSortPolicy)
 	}
-	if c.Checksum != ChecksumOf([]byte(defaultConfigText)) || len(c.Warnings) != 0 {
+	if c.Checksum != ChecksumOf([]byte(DefaultText)) || len(c.Warnings) != 0 {
 		t.Errorf("checksum %q warnings %v", c.Checksum, c.Warnings)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // config serialises to YAML that is accepted again.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(""))
-	f.Add([]byte(defaultConfigText))
+	f.Add([]byte(DefaultText))
 	f.Add([]byte(richConfig))
 	f.Add([]byte(underRoot("- name: a\n  resources:\n    max: {vcore: 0}")))
 	f.Add([]byte(underRoot("- name: a\n  limits:\n  - users: ['*']\n    maxapplications: 1\n  - users: [x]\n    maxapplications: 2")))

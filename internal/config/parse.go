@@ -13,9 +13,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// defaultConfigText is the configuration used when the resource manager
+// DefaultText is the configuration used when the resource manager
 // sends an empty configuration string (§1.1).
-const defaultConfigText = `partitions:
+const DefaultText = `partitions:
   - name: default
     placementrules:
       - name: tag
@@ -30,7 +30,7 @@ const defaultConfigText = `partitions:
 // single root queue open to everyone and one placement rule, tag
 // "namespace" with create=true.
 func Default() *SchedulerConfig {
-	c, err := Parse([]byte(defaultConfigText))
+	c, err := Parse([]byte(DefaultText))
 	if err != nil {
 		panic("config: built-in default does not parse: " + err.Error())
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/callback"
+	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
-	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )

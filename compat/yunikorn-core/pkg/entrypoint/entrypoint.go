@@ -1,0 +1,81 @@
+// Package entrypoint starts Paddock the way the reference core's
+// entrypoint starts YuniKorn: the scheduler with its in-process SI for the
+// RM, and the REST API (web UI, admission controller, operators) on
+// YuniKorn's port 9080.
+package entrypoint
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+
+	paddock "github.com/paddock-sched/paddock/scheduler"
+
+	"github.com/apache/yunikorn-core/pkg/scheduler"
+)
+
+// RESTAddr is where StartAllServices serves the REST API, YuniKorn's fixed
+// port. The environment variable PADDOCK_REST_ADDR overrides it ("off"
+// serves none).
+const RESTAddr = ":9080"
+
+// ServiceContext is a running scheduler.
+type ServiceContext struct {
+	// RMProxy is the SI the RM registers with and updates.
+	RMProxy api.SchedulerAPI
+	// Scheduler reads the scheduler's state under the reference's names.
+	Scheduler *scheduler.Scheduler
+	// Paddock is the scheduler itself.
+	Paddock *paddock.Scheduler
+}
+
+// StartAllServices starts a scheduler logging to standard error.
+func StartAllServices() *ServiceContext {
+	return start(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// StartAllServicesWithLogger starts a scheduler logging through the RM's
+// zap logger (its level gates Paddock's per-subsystem levels). The zap
+// configuration is accepted for the reference's signature.
+func StartAllServicesWithLogger(logger *zap.Logger, _ *zap.Config) *ServiceContext {
+	if logger == nil {
+		return StartAllServices()
+	}
+	return start(zapslog.NewHandler(logger.Named("core").Core(), zapslog.WithCaller(false)))
+}
+
+// start starts Paddock with REST on RESTAddr. Like the reference, a REST
+// port that cannot be listened on (a second scheduler in one process, as
+// the shim's tests start) is logged and the scheduler runs without it.
+func start(h slog.Handler) *ServiceContext {
+	log := slog.New(h)
+	addr := RESTAddr
+	if v, ok := os.LookupEnv("PADDOCK_REST_ADDR"); ok {
+		addr = v
+		if v == "off" {
+			addr = ""
+		}
+	}
+	p, err := paddock.Start(paddock.Options{RESTAddr: addr, LogHandler: h})
+	if err != nil && addr != "" {
+		log.Error("REST API not started", "addr", addr, "error", err)
+		p, err = paddock.Start(paddock.Options{LogHandler: h})
+	}
+	if err != nil {
+		// the default configuration and no listener: cannot fail
+		// unless Paddock itself is broken
+		log.Error("scheduler not started", "error", err)
+		return &ServiceContext{}
+	}
+	return &ServiceContext{RMProxy: p.API(), Scheduler: scheduler.New(p), Paddock: p}
+}
+
+// StopAll stops the scheduler and its REST API.
+func (s *ServiceContext) StopAll() {
+	if s.Paddock != nil {
+		s.Paddock.Stop()
+	}
+}

@@ -1,0 +1,90 @@
+//go:build ignore
+
+// gotestsum reads `go test -json` on standard input and prints, per
+// package, how many tests passed, failed and were skipped, the names of the
+// failures with their output, and a total line:
+//
+//	go test -json ./... | go run scripts/gotestsum.go
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+type event struct {
+	Action, Package, Test, Output string
+}
+
+type counts struct{ pass, fail, skip int }
+
+func main() {
+	per := map[string]*counts{}
+	output := map[string][]string{}
+	var failed []string
+	var buildFail []string
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	for in.Scan() {
+		var e event
+		if json.Unmarshal(in.Bytes(), &e) != nil {
+			continue
+		}
+		c := per[e.Package]
+		if c == nil {
+			c = &counts{}
+			per[e.Package] = c
+		}
+		id := e.Package + " " + e.Test
+		switch e.Action {
+		case "output":
+			if e.Test != "" {
+				output[id] = append(output[id], e.Output)
+			} else if strings.Contains(e.Output, "[build failed]") || strings.Contains(e.Output, "[setup failed]") {
+				buildFail = append(buildFail, e.Package)
+			}
+		case "pass":
+			if e.Test != "" {
+				c.pass++
+				delete(output, id)
+			}
+		case "skip":
+			if e.Test != "" {
+				c.skip++
+				delete(output, id)
+			}
+		case "fail":
+			if e.Test != "" {
+				c.fail++
+				failed = append(failed, id)
+			}
+		}
+	}
+	var pkgs []string
+	for p := range per {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	var total counts
+	for _, p := range pkgs {
+		c := per[p]
+		if c.pass+c.fail+c.skip == 0 {
+			continue
+		}
+		fmt.Printf("%-70s pass %4d  fail %3d  skip %3d\n", p, c.pass, c.fail, c.skip)
+		total.pass += c.pass
+		total.fail += c.fail
+		total.skip += c.skip
+	}
+	for _, id := range failed {
+		fmt.Printf("--- FAIL %s\n%s", id, strings.Join(output[id], ""))
+	}
+	for _, p := range buildFail {
+		fmt.Printf("--- BUILD FAILED %s\n", p)
+	}
+	fmt.Printf("TOTAL: %d passed, %d failed, %d skipped, %d packages failed to build\n", total.pass, total.fail, total.skip, len(buildFail))
+}

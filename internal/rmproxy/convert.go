@@ -163,6 +163,10 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 		if err != nil {
 			continue
 		}
+		if r.TerminationType == si.TerminationType_SCHEDULING_FAILED_ON_RM {
+			s.requeue(req.RmID, p, r, now)
+			continue
+		}
 		if r.AllocationKey == "" {
 			// the whole application's asks and allocations
 			if a, ok := p.App(r.ApplicationID); ok {
@@ -246,4 +250,45 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	}
 	_ = p.AddAsk(al, now)
 	return nil
+}
+
+// requeue handles an RM's failed binding (SCHEDULING_FAILED_ON_RM): the
+// allocation goes back to pending under its key and is placed again
+// (Partition.Requeue). The release is not echoed to the RM. A report the
+// partition cannot apply (unknown application or key, an ask that is not
+// allocated, no key) changes nothing and is logged with its reason; it is
+// not answered as a rejected allocation, which the shim would take as
+// "fail the task".
+func (s *Service) requeue(rmID string, p *partition.Partition, r *si.AllocationRelease, now time.Time) {
+	var err error
+	var node string
+	allocated := false
+	if r.AllocationKey == "" {
+		err = fmt.Errorf("application %s: a failed binding needs an allocation key", r.ApplicationID)
+	} else {
+		if a, ok := p.App(r.ApplicationID); ok {
+			if x, ok := a.Allocation(r.AllocationKey); ok && !x.Pending() {
+				allocated, node = true, x.NodeID
+			}
+		}
+		err = p.Requeue(r.ApplicationID, r.AllocationKey, now)
+	}
+	l := s.hooks.Logger
+	if err != nil {
+		if l != nil {
+			l.Warn("failed binding ignored", "rmID", rmID, "partition", p.Name, "app", r.ApplicationID,
+				"key", r.AllocationKey, "reason", err.Error())
+		}
+		return
+	}
+	if allocated && s.counting() {
+		s.tally.Released++
+		if a, ok := p.App(r.ApplicationID); ok {
+			s.tally.queue(p.Name, a.QueuePath).Released++
+		}
+	}
+	if l != nil {
+		l.Info("allocation removed: scheduling failed on the RM, back to pending", "rmID", rmID, "partition", p.Name,
+			"app", r.ApplicationID, "key", r.AllocationKey, "node", node, "message", r.Message)
+	}
 }

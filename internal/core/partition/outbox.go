@@ -15,6 +15,9 @@ const (
 	Timeout
 	PreemptedByScheduler
 	PlaceholderReplaced
+	// SchedulingFailedOnRM: the RM could not bind the allocation; it goes
+	// back to pending (requeue.go) and is never reported back.
+	SchedulingFailedOnRM
 )
 
 // Released is an allocation or ask the scheduler took away, to be reported

@@ -1,7 +1,10 @@
 package rmproxy
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/event"
 )
 
 // bindRig is a manual service with one RM, nodes of 4 cores and 8 GiB and
@@ -257,5 +261,43 @@ func TestSchedulingFailedOnRMRepeated(t *testing.T) {
 	})
 	if len(r.rec.allocs) != 6+4*3 {
 		t.Errorf("%d allocations delivered, want %d", len(r.rec.allocs), 6+4*3)
+	}
+}
+
+// A failed binding is logged and counted as a release of the queue, an
+// ignored one is logged with its reason, and the allocation-removed event
+// reaches the hooks.
+func TestSchedulingFailedOnRMLogsAndEvents(t *testing.T) {
+	r := newBindRig(t, "n1", "n2")
+	var logs bytes.Buffer
+	var evs []event.Record
+	released := 0
+	r.s.SetHooks(Hooks{
+		Event:  func(_ string, e event.Record) { evs = append(evs, e) },
+		Tally:  func(t *Tally) { released += t.Released },
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "pod-1", ApplicationID: "app1", PartitionName: "default", ResourcePerAlloc: res(1000, 1<<30)},
+	}})
+	r.cycle()
+	r.failBinding("app1", "pod-1")
+	r.failBinding("app1", "ghost")
+	r.cycle()
+	out := logs.String()
+	for _, want := range []string{"scheduling failed on the RM", "key=pod-1", "failed binding ignored", "key=ghost", "unknown in application app1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if released != 1 {
+		t.Errorf("tally counted %d releases, want 1", released)
+	}
+	found := false
+	for _, e := range evs {
+		found = found || (e.Type == event.App && e.Change == event.Remove && e.Detail == event.AllocCancel && e.ReferenceID == "pod-1")
+	}
+	if !found {
+		t.Errorf("no APP REMOVE ALLOC_CANCEL event for pod-1 among %d events", len(evs))
 	}
 }

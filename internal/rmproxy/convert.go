@@ -2,6 +2,7 @@ package rmproxy
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -163,34 +164,52 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 		if err != nil {
 			continue
 		}
-		if r.TerminationType == si.TerminationType_SCHEDULING_FAILED_ON_RM {
+		switch {
+		case r.TerminationType == si.TerminationType_SCHEDULING_FAILED_ON_RM:
 			s.requeue(req.RmID, p, r, now)
-			continue
-		}
-		if r.AllocationKey == "" {
+		case r.AllocationKey == "":
 			// the whole application's asks and allocations
 			if a, ok := p.App(r.ApplicationID); ok {
 				var keys []string
 				a.Each(func(x *app.Allocation) bool { keys = append(keys, x.Key); return true })
+				slices.Sort(keys)
 				for _, k := range keys {
-					s.countRMRelease(p, a, k)
-					p.Release(r.ApplicationID, k, now)
+					s.rmRelease(p, a, k, r.TerminationType, now)
 				}
 			}
-			continue
-		}
-		if r.ApplicationID == "" && p.RemoveForeign(r.AllocationKey) {
-			continue
-		}
-		if r.TerminationType == si.TerminationType_PLACEHOLDER_REPLACED {
+		case r.ApplicationID == "" && p.RemoveForeign(r.AllocationKey):
+		case r.TerminationType == si.TerminationType_PLACEHOLDER_REPLACED:
 			p.ConfirmReplacement(r.ApplicationID, r.AllocationKey, now)
-			continue
+		default:
+			if a, ok := p.App(r.ApplicationID); ok {
+				s.rmRelease(p, a, r.AllocationKey, r.TerminationType, now)
+			}
 		}
-		if a, ok := p.App(r.ApplicationID); ok {
-			s.countRMRelease(p, a, r.AllocationKey)
-		}
-		p.Release(r.ApplicationID, r.AllocationKey, now)
 	}
+}
+
+// rmRelease releases key of a at the RM's request (reference §2.20). An
+// allocation the
+// RM stops (STOPPED_BY_RM, or no type) is confirmed back in
+// AllocationResponse.released with STOPPED_BY_RM, as the reference does;
+// TIMEOUT and PREEMPTED_BY_SCHEDULER confirmations are not echoed.
+func (s *Service) rmRelease(p *partition.Partition, a *app.App, key string, tt si.TerminationType, now time.Time) {
+	x, ok := a.Allocation(key)
+	if !ok {
+		return
+	}
+	allocated := !x.Pending() && !x.Linked()
+	echo := allocated && (tt == si.TerminationType_STOPPED_BY_RM || tt == si.TerminationType_UNKNOWN_TERMINATION_TYPE)
+	if !echo {
+		s.countRMRelease(p, a, key) // an echo is counted when it is delivered
+	}
+	if !p.Release(a.ID, key, now) || !echo {
+		return
+	}
+	p.Out.Released = append(p.Out.Released, partition.Released{
+		Partition: p.Name, AppID: a.ID, AllocationKey: key, Termination: partition.StoppedByRM,
+		Message: "allocation removed at the RM's request",
+	})
 }
 
 func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) error {

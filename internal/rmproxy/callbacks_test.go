@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/core/engine"
 )
 
 func (r *bindRig) ask(keys ...string) {
@@ -59,5 +60,38 @@ func TestRMReleasesAreEchoed(t *testing.T) {
 	}
 	if len(r.rec.released) != 4 {
 		t.Errorf("%d releases echoed, want 4: %v", len(r.rec.released), r.rec.released)
+	}
+}
+
+// Issue 14 item 5: a TIMEOUT release from the RM for a still-pending ask
+// changes nothing; STOPPED_BY_RM removes it. Neither is echoed.
+func TestRMTimeoutKeepsPendingAsk(t *testing.T) {
+	r := newBindRig(t, "n1")
+	_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "huge", ApplicationID: "app1", PartitionName: "default", ResourcePerAlloc: res(64000, 1<<30)},
+	}})
+	r.cycle()
+	r.release("app1", "huge", si.TerminationType_TIMEOUT)
+	r.release("app1", "", si.TerminationType_TIMEOUT)
+	r.cycle()
+	pending := func() int {
+		n := 0
+		r.inspect(func(e *engine.Engine) {
+			p, _ := e.Partition("rm1", "default")
+			a, _ := p.App("app1")
+			n = a.PendingCount()
+		})
+		return n
+	}
+	if n := pending(); n != 1 {
+		t.Fatalf("after TIMEOUT releases %d asks pending, want 1", n)
+	}
+	r.release("app1", "huge", si.TerminationType_STOPPED_BY_RM)
+	r.cycle()
+	if n := pending(); n != 0 {
+		t.Fatalf("after STOPPED_BY_RM %d asks pending, want 0", n)
+	}
+	if len(r.rec.released) != 0 {
+		t.Errorf("asks echoed as released: %v", r.rec.released)
 	}
 }

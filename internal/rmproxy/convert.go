@@ -188,14 +188,18 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 	}
 }
 
-// rmRelease releases key of a at the RM's request (reference §2.20). An
-// allocation the
+// rmRelease releases key of a at the RM's request (reference §2.20). A
+// TIMEOUT is the RM confirming a timeout the scheduler started: it leaves
+// a pending ask alone (only STOPPED_BY_RM cancels asks). An allocation the
 // RM stops (STOPPED_BY_RM, or no type) is confirmed back in
 // AllocationResponse.released with STOPPED_BY_RM, as the reference does;
 // TIMEOUT and PREEMPTED_BY_SCHEDULER confirmations are not echoed.
 func (s *Service) rmRelease(p *partition.Partition, a *app.App, key string, tt si.TerminationType, now time.Time) {
 	x, ok := a.Allocation(key)
 	if !ok {
+		return
+	}
+	if x.Pending() && tt == si.TerminationType_TIMEOUT {
 		return
 	}
 	allocated := !x.Pending() && !x.Linked()

@@ -2,6 +2,7 @@ package rmproxy
 
 import (
 	"testing"
+	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/engine"
@@ -94,4 +95,40 @@ func TestRMTimeoutKeepsPendingAsk(t *testing.T) {
 	if len(r.rec.released) != 0 {
 		t.Errorf("asks echoed as released: %v", r.rec.released)
 	}
+}
+
+// Issue 14 item 12: RemoveApplicationRequest releases the application's
+// allocations (echoed with STOPPED_BY_RM) and removes it without
+// Completing or Completed callbacks.
+func TestRemoveApplicationQuietly(t *testing.T) {
+	r := newBindRig(t, "n1")
+	r.ask("k1", "k2")
+	_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "huge", ApplicationID: "app1", PartitionName: "default", ResourcePerAlloc: res(64000, 1<<30)},
+	}})
+	r.cycle()
+	before := len(r.rec.updated)
+	_ = r.s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", Remove: []*si.RemoveApplicationRequest{
+		{ApplicationID: "app1", PartitionName: "default"},
+	}})
+	r.cycle()
+	r.clk.Advance(time.Minute)
+	r.cycle()
+	got := r.releasedKeys()
+	if len(r.rec.released) != 2 || got["k1"] != si.TerminationType_STOPPED_BY_RM || got["k2"] != si.TerminationType_STOPPED_BY_RM {
+		t.Errorf("released %v, want k1 and k2 STOPPED_BY_RM", r.rec.released)
+	}
+	for _, u := range r.rec.updated[before:] {
+		t.Errorf("callback after removal: %s %s", u.ApplicationID, u.State)
+	}
+	r.inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		if p.AppCount() != 0 {
+			t.Errorf("%d applications left", p.AppCount())
+		}
+		q, _ := p.Tree().Queue("root.a")
+		if q.Allocated.AnyPositive() || q.Pending.AnyPositive() || q.RunningApps != 0 {
+			t.Errorf("root.a keeps allocated %v pending %v running %d", q.Allocated, q.Pending, q.RunningApps)
+		}
+	})
 }

@@ -132,3 +132,26 @@ func TestRemoveApplicationQuietly(t *testing.T) {
 		}
 	})
 }
+
+// Issue 14 item 15: UpdatedApplication.message carries the state machine's
+// event name when the change has no reason of its own.
+func TestAppUpdateMessageIsTheEvent(t *testing.T) {
+	r := newBindRig(t, "n1")
+	r.ask("k1")
+	r.cycle()
+	r.release("app1", "k1", si.TerminationType_STOPPED_BY_RM)
+	r.cycle()
+	want := map[string]string{"Accepted": "runApplication", "Running": "runApplication", "Completing": "completeApplication"}
+	seen := 0
+	for _, u := range r.rec.updated {
+		if m, ok := want[u.State]; ok {
+			seen++
+			if u.Message != m {
+				t.Errorf("%s: message %q, want %q", u.State, u.Message, m)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("saw %d of the 3 updates: %v", seen, r.rec.updated)
+	}
+}

@@ -1,6 +1,7 @@
 package rmproxy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -154,4 +155,39 @@ func TestAppUpdateMessageIsTheEvent(t *testing.T) {
 	if seen != 3 {
 		t.Errorf("saw %d of the 3 updates: %v", seen, r.rec.updated)
 	}
+}
+
+// Issue 14 item 18: within one update the RM hears Accepted, then the
+// allocations, then Running; an unknown action on a live node is not
+// answered "node rejected".
+func TestCallbackOrder(t *testing.T) {
+	r := newBindRig(t, "n1")
+	_ = r.s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app2", QueueName: "root.a", PartitionName: "default", Ugi: &si.UserGroupInformation{User: "bob"}},
+	}})
+	_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "b1", ApplicationID: "app2", PartitionName: "default", ResourcePerAlloc: res(1000, 1<<30)},
+	}})
+	r.rec.order = nil
+	r.cycle()
+	got := strings.Join(r.rec.order, ", ")
+	want := "accepted app2, state app2 Accepted, alloc b1, state app2 Running"
+	if got != want {
+		t.Errorf("callbacks %q, want %q", got, want)
+	}
+	r.rec.order = nil
+	_ = r.s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
+		{NodeID: "n1", Action: si.NodeInfo_UNKNOWN_ACTION_FROM_RM},
+		{NodeID: "n1", Action: si.NodeInfo_ActionFromRM(42)},
+	}})
+	r.cycle()
+	if len(r.rec.order) != 0 {
+		t.Errorf("unknown node actions on a live node answered %v", r.rec.order)
+	}
+	r.inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		if n, ok := p.Node("n1"); !ok || !n.Schedulable {
+			t.Errorf("n1 changed by an unknown action")
+		}
+	})
 }

@@ -85,6 +85,14 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 		s.tally.NodesRemoved++
 		return nil
 	}
+	if _, live := p.Node(n.NodeID); live {
+		// the node is fine: answering "rejected" would make the shim mark
+		// a healthy node rejected; the reference only logs it
+		if l := s.hooks.Logger; l != nil {
+			l.Warn("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
+		}
+		return nil
+	}
 	return fmt.Errorf("node %s: unknown action %v", n.NodeID, n.Action)
 }
 

@@ -252,7 +252,6 @@ func (p *Partition) AddAllocation(x *app.Allocation, now time.Time) error {
 		p.Out.RejectedAllocs = append(p.Out.RejectedAllocs, Rejected{Partition: p.Name, AppID: x.AppID, ID: x.Key, Reason: err.Error()})
 		return err
 	}
-	p.Out.Allocations = append(p.Out.Allocations, x)
 	return nil
 }
 
@@ -282,6 +281,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	delete(p.completing, a.ID)
 	p.markRunning(a, leaf)
+	p.Out.Allocations = append(p.Out.Allocations, x) // confirmed to the RM, before the states it causes
 	if a.State == app.New || a.State == app.Resuming {
 		p.appState(a, app.RunEvent, now, "")
 	}

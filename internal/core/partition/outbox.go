@@ -46,6 +46,11 @@ type AppUpdate struct {
 	State     app.State
 	Time      int64 // unix nanoseconds
 	Message   string
+	// Allocs is how many allocations the outbox held when the change
+	// happened: an update that follows an allocation of its application
+	// is delivered after the allocations (Running after the allocation
+	// that caused it).
+	Allocs int
 }
 
 // Outbox collects what the scheduler has to tell the RM, in order, until the

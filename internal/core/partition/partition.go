@@ -246,6 +246,7 @@ func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string)
 	}
 	p.Out.AppUpdates = append(p.Out.AppUpdates, AppUpdate{
 		Partition: p.Name, AppID: a.ID, State: a.State, Time: now.UnixNano(), Message: msg,
+		Allocs: len(p.Out.Allocations),
 	})
 }
 

@@ -281,10 +281,10 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	if x.Placeholder {
 		p.startGangTimer(a, now)
 	}
+	p.Out.Allocations = append(p.Out.Allocations, x) // before the Running it causes
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
 	}
-	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 

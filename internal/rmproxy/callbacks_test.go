@@ -175,6 +175,20 @@ func TestCallbackOrder(t *testing.T) {
 	if got != want {
 		t.Errorf("callbacks %q, want %q", got, want)
 	}
+	// a recovered allocation of a new application: the same order
+	_ = r.s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app3", QueueName: "root.a", PartitionName: "default", Ugi: &si.UserGroupInformation{User: "bob"}},
+	}})
+	_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "c1", ApplicationID: "app3", PartitionName: "default", NodeID: "n1", ResourcePerAlloc: res(1000, 1<<30)},
+	}})
+	r.rec.order = nil
+	r.cycle()
+	got = strings.Join(r.rec.order, ", ")
+	want = "accepted app3, state app3 Accepted, alloc c1, state app3 Running"
+	if got != want {
+		t.Errorf("recovery callbacks %q, want %q", got, want)
+	}
 	r.rec.order = nil
 	_ = r.s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
 		{NodeID: "n1", Action: si.NodeInfo_UNKNOWN_ACTION_FROM_RM},

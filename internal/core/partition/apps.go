@@ -281,10 +281,10 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	delete(p.completing, a.ID)
 	p.markRunning(a, leaf)
-	p.Out.Allocations = append(p.Out.Allocations, x) // confirmed to the RM, before the states it causes
 	if a.State == app.New || a.State == app.Resuming {
 		p.appState(a, app.RunEvent, now, "")
 	}
+	p.Out.Allocations = append(p.Out.Allocations, x) // confirmed to the RM after Accepted, before Running
 	if !x.Placeholder {
 		p.appState(a, app.RunEvent, now, "")
 	}

@@ -84,6 +84,14 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 		s.tally.NodesRemoved++
 		return nil
 	}
+	if _, live := p.Node(n.NodeID); live {
+		// the node is fine: answering "rejected" would make the shim mark
+		// a healthy node rejected; the reference only logs it
+		if l := s.hooks.Logger; l != nil {
+			l.Warn("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
+		}
+		return nil
+	}
 	return fmt.Errorf("node %s: unknown action %v", n.NodeID, n.Action)
 }
 
@@ -152,40 +160,8 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
 		}
 	}
-	if req.Releases == nil {
-		return
-	}
-	for _, r := range req.Releases.AllocationsToRelease {
-		if r == nil {
-			continue
-		}
-		p, err := s.eng.Partition(req.RmID, r.PartitionName)
-		if err != nil {
-			continue
-		}
-		if r.AllocationKey == "" {
-			// the whole application's asks and allocations
-			if a, ok := p.App(r.ApplicationID); ok {
-				var keys []string
-				a.Each(func(x *app.Allocation) bool { keys = append(keys, x.Key); return true })
-				for _, k := range keys {
-					s.countRMRelease(p, a, k)
-					p.Release(r.ApplicationID, k, now)
-				}
-			}
-			continue
-		}
-		if r.ApplicationID == "" && p.RemoveForeign(r.AllocationKey) {
-			continue
-		}
-		if r.TerminationType == si.TerminationType_PLACEHOLDER_REPLACED {
-			p.ConfirmReplacement(r.ApplicationID, r.AllocationKey, now)
-			continue
-		}
-		if a, ok := p.App(r.ApplicationID); ok {
-			s.countRMRelease(p, a, r.AllocationKey)
-		}
-		p.Release(r.ApplicationID, r.AllocationKey, now)
+	if req.Releases != nil {
+		s.applyReleases(req.RmID, req.Releases.AllocationsToRelease, now)
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 )
 
 // deliver sends every RM what the engine decided since the last delivery:
-// one AllocationResponse, ApplicationResponse and NodeResponse per RM at
-// most, in the order node, application, allocation.
+// one NodeResponse, ApplicationResponse and AllocationResponse per RM at
+// most, in that order, and a second ApplicationResponse with the state
+// changes that followed an allocation of their application (so the RM
+// hears Accepted, then the allocations, then Running).
 func (s *Service) deliver(now time.Time, pushEvents bool) {
 	for _, id := range s.eng.RMs() {
 		defer s.pushEvents(id, now, pushEvents)
@@ -31,9 +33,10 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 			continue
 		}
 		var nodes si.NodeResponse
-		var apps si.ApplicationResponse
+		var apps, later si.ApplicationResponse
 		var allocs si.AllocationResponse
 		for _, b := range boxes {
+			first := firstAllocs(b)
 			for _, n := range b.AcceptedNodes {
 				nodes.Accepted = append(nodes.Accepted, &si.AcceptedNode{NodeID: n})
 			}
@@ -47,7 +50,11 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 				apps.Rejected = append(apps.Rejected, &si.RejectedApplication{ApplicationID: r.AppID, Reason: r.Reason})
 			}
 			for _, u := range b.AppUpdates {
-				apps.Updated = append(apps.Updated, &si.UpdatedApplication{
+				to := &apps
+				if i, ok := first[u.AppID]; ok && i < u.Allocs {
+					to = &later // follows an allocation of its application
+				}
+				to.Updated = append(to.Updated, &si.UpdatedApplication{
 					ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,
 				})
 			}
@@ -74,6 +81,9 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 		}
 		if len(allocs.New)+len(allocs.Released)+len(allocs.RejectedAllocations) > 0 {
 			_ = cb.UpdateAllocation(&allocs)
+		}
+		if len(later.Updated) > 0 {
+			_ = cb.UpdateApplication(&later)
 		}
 		for _, b := range boxes {
 			for _, w := range b.Waiting {
@@ -118,4 +128,19 @@ func (s *Service) toSI(x *app.Allocation, b partition.Outbox) *si.Allocation {
 		Originator:       x.Originator,
 		PreemptionPolicy: &si.PreemptionPolicy{AllowPreemptSelf: x.PreemptSelf, AllowPreemptOther: x.PreemptOther},
 	}
+}
+
+// firstAllocs maps each application with allocations in b to the index of
+// its first one.
+func firstAllocs(b partition.Outbox) map[string]int {
+	if len(b.Allocations) == 0 || len(b.AppUpdates) == 0 {
+		return nil
+	}
+	first := map[string]int{}
+	for i, x := range b.Allocations {
+		if _, ok := first[x.AppID]; !ok {
+			first[x.AppID] = i
+		}
+	}
+	return first
 }

@@ -150,16 +150,25 @@ func (s *Service) countBox(rmID string, b *partition.Outbox) {
 
 // noteRemoval remembers the queue of an application the RM removes: the
 // partition forgets it at once, but its final outcomes are counted on
-// delivery.
+// delivery. The removal itself ends the application without a state
+// change (no Completed or Failed update), so it is counted here as
+// completed, or failed when it was failing.
 func (s *Service) noteRemoval(p *partition.Partition, appID string) {
 	if !s.counting() {
 		return
 	}
-	if a, ok := p.App(appID); ok {
-		if s.removedApps == nil {
-			s.removedApps = map[QueueKey]string{}
-		}
-		s.removedApps[QueueKey{p.Name, appID}] = a.QueuePath
+	a, ok := p.App(appID)
+	if !ok || a.State.Terminal() {
+		return
+	}
+	if s.removedApps == nil {
+		s.removedApps = map[QueueKey]string{}
+	}
+	s.removedApps[QueueKey{p.Name, appID}] = a.QueuePath
+	if a.State == app.Failing {
+		s.tally.queue(p.Name, a.QueuePath).Failed++
+	} else {
+		s.tally.queue(p.Name, a.QueuePath).Completed++
 	}
 }
 

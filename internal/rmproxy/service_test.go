@@ -32,6 +32,9 @@ type recorder struct {
 	preempt func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse
 	checks  []*si.PreemptionPredicatesArgs
 	events  []*si.EventRecord
+	// order logs the callbacks as they come: "accepted APP", "state APP
+	// STATE", "alloc KEY", "released KEY", "node-accepted N", "node-rejected N"
+	order []string
 }
 
 func newRecorder() *recorder { return &recorder{changed: make(chan struct{}, 1)} }
@@ -45,6 +48,12 @@ func (r *recorder) poke() {
 
 func (r *recorder) UpdateAllocation(resp *si.AllocationResponse) error {
 	r.mu.Lock()
+	for _, a := range resp.New {
+		r.order = append(r.order, "alloc "+a.AllocationKey)
+	}
+	for _, a := range resp.Released {
+		r.order = append(r.order, "released "+a.AllocationKey)
+	}
 	r.allocs = append(r.allocs, resp.New...)
 	r.released = append(r.released, resp.Released...)
 	r.rejAlloc = append(r.rejAlloc, resp.RejectedAllocations...)
@@ -57,6 +66,10 @@ func (r *recorder) UpdateApplication(resp *si.ApplicationResponse) error {
 	r.mu.Lock()
 	for _, a := range resp.Accepted {
 		r.accApps = append(r.accApps, a.ApplicationID)
+		r.order = append(r.order, "accepted "+a.ApplicationID)
+	}
+	for _, u := range resp.Updated {
+		r.order = append(r.order, "state "+u.ApplicationID+" "+u.State)
 	}
 	r.rejApps = append(r.rejApps, resp.Rejected...)
 	r.updated = append(r.updated, resp.Updated...)
@@ -69,6 +82,10 @@ func (r *recorder) UpdateNode(resp *si.NodeResponse) error {
 	r.mu.Lock()
 	for _, n := range resp.Accepted {
 		r.accNodes = append(r.accNodes, n.NodeID)
+		r.order = append(r.order, "node-accepted "+n.NodeID)
+	}
+	for _, n := range resp.Rejected {
+		r.order = append(r.order, "node-rejected "+n.NodeID)
 	}
 	r.rejNodes = append(r.rejNodes, resp.Rejected...)
 	r.mu.Unlock()

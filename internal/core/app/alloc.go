@@ -33,6 +33,10 @@ type Allocation struct {
 	// PreemptSelf and PreemptOther are the ask's preemption policy.
 	PreemptSelf, PreemptOther bool
 	Tags                      map[string]string
+	// Avoid is the node the RM failed to bind the allocation on (SI
+	// SCHEDULING_FAILED_ON_RM): the ask's next placement prefers any other
+	// node that fits. It is cleared once the ask is placed again.
+	Avoid string
 	// ScaleUp is set once the RM was told the ask waits for cluster
 	// resources (the autoscaling signal, reference §2.18).
 	ScaleUp bool

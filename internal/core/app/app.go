@@ -319,7 +319,37 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 	x.NodeID = node
 	x.Allocated = now
 	x.bound = now
+	x.Avoid = ""
 	a.account(x)
+}
+
+// Requeue turns allocation x back into a pending ask at now, under its key
+// and with all its properties (the RM could not bind it): what it held
+// since it was bound goes to the History, and it rejoins the pending asks
+// in its creation-time place. The caller takes it off its node first. A
+// pending ask, or a real ask waiting for a placeholder swap, is an error.
+func (a *App) Requeue(x *Allocation, now time.Time) error {
+	if a.all[x.Key] != x {
+		return fmt.Errorf("allocation %s: unknown in application %s", x.Key, a.ID)
+	}
+	if x.Pending() || x.Linked() {
+		return fmt.Errorf("allocation %s: not allocated", x.Key)
+	}
+	a.dropPlaceholder(x)
+	a.ended(x, now)
+	a.allocated--
+	a.Allocated.Dec(x.Res)
+	if x.Placeholder {
+		a.PlaceholderAllocated.Dec(x.Res)
+	}
+	x.NodeID = ""
+	x.InstanceType = ""
+	x.Allocated = time.Time{}
+	x.bound = time.Time{}
+	x.Forced = false
+	x.ScaleUp = false
+	a.enqueue(x)
+	return nil
 }
 
 // Next returns the first pending ask of the first class not deferred in

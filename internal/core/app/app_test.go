@@ -285,3 +285,50 @@ func TestMaxAllocatedIsAHighWaterMark(t *testing.T) {
 	}
 	step(vec(6, 51))
 }
+
+// A requeued allocation is a pending ask again in its creation-time place,
+// its totals move back, a placeholder is no longer available for a
+// replacement and its task group does not count it twice.
+func TestRequeue(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for _, x := range []*Allocation{ask("old", 0, 1, vec(1, 1)), ask("new", 0, 2, vec(1, 1))} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ph := &Allocation{Key: "ph", Created: t0, Res: vec(2, 2), Placeholder: true, TaskGroup: "tg"}
+	if err := a.AddAsk(ph); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := a.Allocation("old")
+	if err := a.Requeue(old, t0); err == nil {
+		t.Error("requeue of a pending ask: want an error")
+	}
+	a.Allocate(ph, "n1", t0)
+	a.Allocate(old, "n1", t0)
+	old.Avoid = "n9"
+	if err := a.Requeue(old, t0.Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Requeue(ph, t0.Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if !old.Pending() || old.NodeID != "" || !old.Allocated.IsZero() || a.AllocatedCount() != 0 || a.PendingCount() != 3 {
+		t.Errorf("after requeue: pending %v node %q, app %d allocated %d pending", old.Pending(), old.NodeID, a.AllocatedCount(), a.PendingCount())
+	}
+	if a.Allocated.AnyPositive() || a.PlaceholderAllocated.AnyPositive() || a.Pending != vec(4, 4) {
+		t.Errorf("totals: allocated %v placeholders %v pending %v", a.Allocated, a.PlaceholderAllocated, a.Pending)
+	}
+	if a.Placeholder("tg") != nil || a.TaskGroups["tg"].Count != 1 {
+		t.Errorf("placeholder still available (%v) or task group recounted (%d)", a.Placeholder("tg"), a.TaskGroups["tg"].Count)
+	}
+	if len(a.History.Used) == 0 || len(a.History.Placeholder) == 0 {
+		t.Errorf("the time held is not in the history: %+v", a.History)
+	}
+	if got := drain(a); !slices.Equal(got, []string{"ph", "old", "new"}) {
+		t.Errorf("order after requeue %v, want [ph old new]", got)
+	}
+	if old.Avoid != "" {
+		t.Errorf("avoid %q kept after the next placement", old.Avoid)
+	}
+}

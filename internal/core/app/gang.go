@@ -98,6 +98,7 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	x.Replacing = nil
 	a.linked--
 	x.NodeID = ph.NodeID
+	x.Avoid = ""
 	x.Allocated = ph.Allocated
 	x.bound = now
 	a.account(x)

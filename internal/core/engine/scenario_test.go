@@ -35,6 +35,8 @@ import (
 //	ask APP KEY res... [priority=N] [node=N] [required=N] [placeholder] [group=TG]
 //	ask-update APP KEY res...
 //	release APP KEY
+//	bind-failed APP KEY             the RM could not bind an allocation
+//	                                (SCHEDULING_FAILED_ON_RM): back to pending
 //	remove-app APP
 //	confirm APP PLACEHOLDER         RM confirms a placeholder's replacement
 //	preempt-check [refuse=N1,N2] [more=K]  the RM's PreemptionPredicates:
@@ -415,6 +417,16 @@ func (s *scenario) do(line, heredoc string) {
 			s.lastErr = fmt.Errorf("release %s/%s: unknown", pos[0], pos[1])
 		} else {
 			s.lastErr = nil
+			delete(s.allocs, pos[0]+"/"+pos[1])
+		}
+	case "bind-failed":
+		need(2)
+		p, ok := s.target(kv)
+		if !ok {
+			return
+		}
+		s.lastErr = p.Requeue(pos[0], pos[1], s.now)
+		if s.lastErr == nil {
 			delete(s.allocs, pos[0]+"/"+pos[1])
 		}
 	case "confirm":

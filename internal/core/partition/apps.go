@@ -252,7 +252,6 @@ func (p *Partition) AddAllocation(x *app.Allocation, now time.Time) error {
 		p.Out.RejectedAllocs = append(p.Out.RejectedAllocs, Rejected{Partition: p.Name, AppID: x.AppID, ID: x.Key, Reason: err.Error()})
 		return err
 	}
-	p.Out.Allocations = append(p.Out.Allocations, x)
 	return nil
 }
 
@@ -285,6 +284,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if a.State == app.New || a.State == app.Resuming {
 		p.appState(a, app.RunEvent, now, "")
 	}
+	p.Out.Allocations = append(p.Out.Allocations, x) // confirmed to the RM after Accepted, before Running
 	if !x.Placeholder {
 		p.appState(a, app.RunEvent, now, "")
 	}
@@ -325,11 +325,21 @@ func (p *Partition) Release(appID, key string, now time.Time) bool {
 	return true
 }
 
-// releaseAllocation removes key from a and everything that accounts for it.
+// releaseAllocation removes key from a and everything that accounts for
+// it; an application left with nothing goes Completing.
 func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, now time.Time) {
+	if leaf := p.dropAllocation(a, key, term, now); leaf != nil {
+		p.checkDone(a, leaf, now)
+	}
+}
+
+// dropAllocation removes key from a and everything that accounts for it,
+// without changing the application's state. It returns a's leaf queue, or
+// nil when the key is unknown.
+func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now time.Time) *queue.Queue {
 	x, ok := a.Allocation(key)
 	if !ok {
-		return
+		return nil
 	}
 	leaf := p.leafOf(a)
 	if real := x.ReplacedBy; real != nil {
@@ -340,8 +350,7 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 	}
 	if x.Linked() {
 		a.Remove(key, now) // neither pending nor allocated: nothing is accounted
-		p.checkDone(a, leaf, now)
-		return
+		return leaf
 	}
 	a.Remove(key, now)
 	p.unreserveAsk(a.ID, key)
@@ -375,7 +384,7 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 		}
 		p.dirty = true
 	}
-	p.checkDone(a, leaf, now)
+	return leaf
 }
 
 // checkDone moves an application with nothing left to Completing.
@@ -397,7 +406,8 @@ func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
 
 // RemoveApp removes an application at the RM's request: its allocations
 // are released (reported to the RM as stopped by the RM) and it leaves its
-// queue.
+// queue. Its state does not change: the RM asked for it to go, so no
+// Completing or Completed update follows (reference §2.19).
 func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	a, ok := p.apps[appID]
 	if !ok {
@@ -409,8 +419,8 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	sortStrings(keys)
 	for _, k := range keys {
 		x, _ := a.Allocation(k)
-		wasAllocated := !x.Pending()
-		p.releaseAllocation(a, k, StoppedByRM, now)
+		wasAllocated := !x.Pending() && !x.Linked()
+		p.dropAllocation(a, k, StoppedByRM, now)
 		if wasAllocated {
 			p.Out.Released = append(p.Out.Released, Released{
 				Partition: p.Name, AppID: appID, AllocationKey: k, Termination: StoppedByRM, Message: "application removed",
@@ -424,9 +434,6 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	leaf.RemoveApp(a)
 	delete(p.apps, appID)
 	delete(p.completing, appID)
-	if a.State == app.Completing {
-		p.appState(a, app.CompleteEvent, now, "")
-	}
 	return nil
 }
 

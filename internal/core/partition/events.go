@@ -74,6 +74,9 @@ var stateDetails = map[app.State]event.Detail{
 var releaseDetail = map[Termination]event.Detail{
 	Unknown: event.AllocNodeRemoved, StoppedByRM: event.AllocCancel, Timeout: event.AllocTimeout,
 	PreemptedByScheduler: event.AllocPreempt, PlaceholderReplaced: event.AllocReplaced,
+	// the SI has no detail of its own for a failed binding: the RM
+	// cancelled the allocation
+	SchedulingFailedOnRM: event.AllocCancel,
 }
 
 // usageEvent turns a user/group tracking event into a USERGROUP record.

@@ -15,6 +15,9 @@ const (
 	Timeout
 	PreemptedByScheduler
 	PlaceholderReplaced
+	// SchedulingFailedOnRM: the RM could not bind the allocation; it goes
+	// back to pending (requeue.go) and is never reported back.
+	SchedulingFailedOnRM
 )
 
 // Released is an allocation or ask the scheduler took away, to be reported
@@ -43,6 +46,11 @@ type AppUpdate struct {
 	State     app.State
 	Time      int64 // unix nanoseconds
 	Message   string
+	// Allocs is how many allocations the outbox held when the change
+	// happened: an update that follows an allocation of its application
+	// is delivered after the allocations (Running after the allocation
+	// that caused it).
+	Allocs int
 }
 
 // Outbox collects what the scheduler has to tell the RM, in order, until the

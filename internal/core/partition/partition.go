@@ -241,8 +241,12 @@ func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string)
 	if a.State == app.Rejected {
 		return // rejections are reported as rejected applications
 	}
+	if msg == "" {
+		msg = e.String() // the reference names the event (runApplication, ...)
+	}
 	p.Out.AppUpdates = append(p.Out.AppUpdates, AppUpdate{
 		Partition: p.Name, AppID: a.ID, State: a.State, Time: now.UnixNano(), Message: msg,
+		Allocs: len(p.Out.Allocations),
 	})
 }
 

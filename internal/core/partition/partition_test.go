@@ -178,10 +178,10 @@ partitions:
 // every roll-up matches a recomputation, and no queue exceeds its max.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
 	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
-	preempted, gangsRan, gangPreempted := false, false, false
+	preempted, gangsRan, gangPreempted, requeued := false, false, false, false
 	defer func() {
-		if !t.Failed() && (!preempted || !gangsRan || !gangPreempted) {
-			t.Errorf("the random runs never preempted (%v), never started a gang (%v) or no gang preempted (%v): the invariants were not exercised", preempted, gangsRan, gangPreempted)
+		if !t.Failed() && (!preempted || !gangsRan || !gangPreempted || !requeued) {
+			t.Errorf("the random runs never preempted (%v), never started a gang (%v), no gang preempted (%v) or no binding failed (%v): the invariants were not exercised", preempted, gangsRan, gangPreempted, requeued)
 		}
 	}()
 	for seed := uint64(1); seed <= seeds(); seed++ {
@@ -193,7 +193,7 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 		nodeN, keyN := 0, 0
 		for step := range 400 {
 			now = now.Add(time.Second)
-			switch op := rng.IntN(22); {
+			switch op := rng.IntN(23); {
 			case op < 2:
 				nodeN++
 				p.AddNode(fmt.Sprint("n", nodeN), vec(int64(1+rng.IntN(8))*1000, int64(1+rng.IntN(16))<<30), resource.Vector{}, nil, rng.IntN(5) > 0)
@@ -266,6 +266,39 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 						p.ConfirmReplacement(r.AppID, r.AllocationKey, now)
 					} else if r.Termination == PlaceholderReplaced {
 						p.Out.Released = append(p.Out.Released, r) // confirm later
+					}
+				}
+			case op == 22 && len(apps) > 0:
+				// the RM could not bind an allocation: back to pending under
+				// its key, or released when the scheduler was taking it away
+				id := apps[rng.IntN(len(apps))]
+				if ks := keys[id]; len(ks) > 0 {
+					k := ks[rng.IntN(len(ks))]
+					a, ok := p.App(id)
+					x, known := (*app.Allocation)(nil), false
+					if ok {
+						x, known = a.Allocation(k)
+					}
+					allocated := known && !x.Pending() && !x.Linked()
+					releasing := allocated && (x.ReplacedBy != nil || x.Preempted)
+					told := len(p.Out.Released) + len(p.Out.Allocations)
+					err := p.Requeue(id, k, now)
+					if len(p.Out.Released)+len(p.Out.Allocations) != told {
+						t.Fatalf("seed %d step %d: requeue %s/%s told the RM something", seed, step, id, k)
+					}
+					if allocated != (err == nil) {
+						t.Fatalf("seed %d step %d: requeue %s/%s (allocated %v): %v", seed, step, id, k, allocated, err)
+					}
+					if allocated && !releasing {
+						if !x.Pending() || x.Avoid == "" {
+							t.Fatalf("seed %d step %d: requeued %s/%s is not pending avoiding its node", seed, step, id, k)
+						}
+						requeued = true
+					}
+					if releasing {
+						if _, still := a.Allocation(k); still {
+							t.Fatalf("seed %d step %d: %s/%s was being taken away and is still there", seed, step, id, k)
+						}
 					}
 				}
 			case op == 16 && len(apps) > 0:

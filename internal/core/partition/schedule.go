@@ -233,7 +233,9 @@ func blockingMax(leaf *queue.Queue, res resource.Vector) *queue.Queue {
 	return nil
 }
 
-// findNode returns the node an ask should go to, or nil.
+// findNode returns the node an ask should go to, or nil. An ask that
+// avoids a node (its binding failed there, requeue.go) takes any other
+// node that fits first and falls back to the avoided one.
 func (p *Partition) findNode(x *app.Allocation) *node.Node {
 	if x.RequiredNode != "" {
 		n, ok := p.nodes[x.RequiredNode]
@@ -245,13 +247,21 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		}
 		return n
 	}
-	if p.predicate == nil {
+	if p.predicate == nil && x.Avoid == "" {
 		return p.index.First(x.Res)
 	}
+	var avoided *node.Node
 	for n := p.index.First(x.Res); n != nil; n = p.index.Next(x.Res, n) {
-		if p.predicate(x, n.ID) {
+		if n.ID == x.Avoid {
+			avoided = n
+			continue
+		}
+		if p.predicate == nil || p.predicate(x, n.ID) {
 			return n
 		}
+	}
+	if avoided != nil && (p.predicate == nil || p.predicate(x, avoided.ID)) {
+		return avoided
 	}
 	return nil
 }
@@ -271,10 +281,10 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	if x.Placeholder {
 		p.startGangTimer(a, now)
 	}
+	p.Out.Allocations = append(p.Out.Allocations, x) // before the Running it causes
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
 	}
-	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 

@@ -20,7 +20,8 @@ type event struct {
 	Action, Package, Test, Output string
 }
 
-type counts struct{ pass, fail, skip int }
+// counts are of tests and, separately, of subtests (names with a "/").
+type counts struct{ pass, fail, skip, subPass, subFail, subSkip int }
 
 func main() {
 	per := map[string]*counts{}
@@ -47,20 +48,15 @@ func main() {
 			} else if strings.Contains(e.Output, "[build failed]") || strings.Contains(e.Output, "[setup failed]") {
 				buildFail = append(buildFail, e.Package)
 			}
-		case "pass":
-			if e.Test != "" {
-				c.pass++
-				delete(output, id)
+		case "pass", "skip", "fail":
+			if e.Test == "" {
+				break
 			}
-		case "skip":
-			if e.Test != "" {
-				c.skip++
-				delete(output, id)
-			}
-		case "fail":
-			if e.Test != "" {
-				c.fail++
+			c.count(e.Action, strings.Contains(e.Test, "/"))
+			if e.Action == "fail" {
 				failed = append(failed, id)
+			} else {
+				delete(output, id)
 			}
 		}
 	}
@@ -75,10 +71,13 @@ func main() {
 		if c.pass+c.fail+c.skip == 0 {
 			continue
 		}
-		fmt.Printf("%-70s pass %4d  fail %3d  skip %3d\n", p, c.pass, c.fail, c.skip)
+		fmt.Printf("%-62s tests: pass %3d fail %2d skip %2d   subtests: pass %3d fail %2d\n", p, c.pass, c.fail, c.skip, c.subPass, c.subFail)
 		total.pass += c.pass
 		total.fail += c.fail
 		total.skip += c.skip
+		total.subPass += c.subPass
+		total.subFail += c.subFail
+		total.subSkip += c.subSkip
 	}
 	for _, id := range failed {
 		fmt.Printf("--- FAIL %s\n%s", id, strings.Join(output[id], ""))
@@ -86,5 +85,21 @@ func main() {
 	for _, p := range buildFail {
 		fmt.Printf("--- BUILD FAILED %s\n", p)
 	}
-	fmt.Printf("TOTAL: %d passed, %d failed, %d skipped, %d packages failed to build\n", total.pass, total.fail, total.skip, len(buildFail))
+	fmt.Printf("TOTAL: %d tests passed, %d failed, %d skipped; %d subtests passed, %d failed, %d skipped; %d packages failed to build\n",
+		total.pass, total.fail, total.skip, total.subPass, total.subFail, total.subSkip, len(buildFail))
+}
+
+func (c *counts) count(action string, sub bool) {
+	p, f, s := &c.pass, &c.fail, &c.skip
+	if sub {
+		p, f, s = &c.subPass, &c.subFail, &c.subSkip
+	}
+	switch action {
+	case "pass":
+		*p++
+	case "fail":
+		*f++
+	default:
+		*s++
+	}
 }

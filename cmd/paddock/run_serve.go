@@ -42,6 +42,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	tokenReads := fs.Bool("token-reads", false, "require the token on every REST request, reads included")
 	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
+	var limits serve.RESTLimits
+	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
+	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
+	fs.DurationVar(&limits.IdleTimeout, "rest-idle-timeout", serve.DefaultRESTIdleTimeout, "close REST keep-alive connections idle this long (negative: never)")
+	fs.IntVar(&limits.MaxConns, "rest-max-conns", serve.DefaultRESTMaxConns, "REST connections open at once; more wait to be accepted (negative: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: paddock serve [options]")
 		fmt.Fprintln(stderr, "Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;")
@@ -69,7 +74,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, TokenForReads: *tokenReads, Logs: logs}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, TokenForReads: *tokenReads, Logs: logs, REST: limits}
 	if o.Token == "" {
 		o.Token = os.Getenv("PADDOCK_TOKEN")
 	}

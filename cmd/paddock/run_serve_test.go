@@ -33,6 +33,7 @@ func TestServeRejectsBadInput(t *testing.T) {
 		{[]string{"-config", bad}, exitInvalidConfig, "-config"},
 		{[]string{"-tls-cert", filepath.Join(dir, "c.pem"), "-tls-key", filepath.Join(dir, "k.pem")}, exitIOError, "TLS"},
 		{[]string{"-rest-addr", "256.0.0.1:1", "-grpc-addr", "127.0.0.1:0"}, exitServeFailed, "REST listen"},
+		{[]string{"-rest-idle-timeout", "soon"}, exitUsage, "rest-idle-timeout"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(append([]string{"serve"}, tc.args...), &out, &errOut); code != tc.code || !strings.Contains(errOut.String(), tc.msg) {

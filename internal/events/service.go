@@ -298,14 +298,18 @@ func (s *Service) StreamHandler() http.Handler {
 		}()
 		s.log.Debug("event stream opened", "host", host)
 		rc := http.NewResponseController(w)
+		// the stream outlives the server's write timeout: a write
+		// deadline only while a record is written (over HTTP/2 a deadline
+		// that passes resets the stream even when nothing is written)
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		enc := json.NewEncoder(w)
 		send := func(v any) bool {
 			_ = rc.SetWriteDeadline(time.Now().Add(s.timeout))
-			if enc.Encode(v) != nil {
+			if enc.Encode(v) != nil || rc.Flush() != nil {
 				return false
 			}
-			return rc.Flush() == nil
+			_ = rc.SetWriteDeadline(time.Time{})
+			return true
 		}
 		if !send(struct{ InstanceUUID string }{s.instance}) {
 			return

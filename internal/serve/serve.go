@@ -83,6 +83,9 @@ type Options struct {
 	// current). It bounds the scheduler time spent building snapshots
 	// for readers.
 	SnapshotMaxAge time.Duration
+	// REST bounds the REST listener: read, write and idle timeouts and
+	// the number of open connections (defaults when zero).
+	REST RESTLimits
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -180,8 +183,9 @@ func Start(o Options) (*Server, error) {
 	s.loops.Add(2)
 	go func() { defer s.loops.Done(); s.health.Run(ctx) }()
 	go func() { defer s.loops.Done(); s.history.Run(ctx, s.svc, o.Clock, history.DefaultInterval) }()
-	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
+	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), TLSConfig: o.TLS,
 		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
+	lis = o.REST.apply(s.http, lis)
 	go func() {
 		var err error
 		if o.TLS != nil {

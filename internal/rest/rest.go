@@ -51,6 +51,9 @@ type Options struct {
 	// EventStreams, when set, lists the open event streams for the state
 	// dump.
 	EventStreams func() []EventStreamInfo
+	// MaxValidations is the number of validate-conf requests served at
+	// once (DefaultMaxValidations when 0); more are refused with 503.
+	MaxValidations int
 }
 
 // GzipThreshold is the body size above which responses are compressed for
@@ -60,6 +63,8 @@ const GzipThreshold = 1400
 type server struct {
 	src  Source
 	opts Options
+	// validations holds a token per running validate-conf request.
+	validations chan struct{}
 }
 
 // New returns the handler of every REST endpoint.
@@ -68,7 +73,10 @@ func New(src Source, o Options) http.Handler {
 		o.Health = health.New(src, 0)
 		o.Health.Check(context.Background())
 	}
-	s := &server{src: src, opts: o}
+	if o.MaxValidations <= 0 {
+		o.MaxValidations = DefaultMaxValidations
+	}
+	s := &server{src: src, opts: o, validations: make(chan struct{}, o.MaxValidations)}
 	mux := http.NewServeMux()
 	get := func(path string, h func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot)) {
 		mux.HandleFunc("GET "+path, s.withSnapshot(h))

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
 	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/history"
@@ -154,10 +154,9 @@ func (s *server) guard(next http.Handler) http.Handler {
 	if s.opts.Token == "" {
 		return next
 	}
-	want := []byte(s.opts.Token)
+	want := s.opts.Token
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		if !bearer.Matches(r.Header.Get("Authorization"), want) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			writeError(w, r, http.StatusUnauthorized, "Unauthorized", "missing or wrong bearer token in the Authorization header")
 			return

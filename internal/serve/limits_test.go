@@ -158,3 +158,23 @@ func streamOutlives(t *testing.T, s *Server, hc *http.Client, base string, short
 		t.Fatalf("after a quiet spell the stream gave %q, %v", line, err)
 	}
 }
+
+// With -token-reads every REST request needs the token; the scheme is
+// case-insensitive (RFC 7235).
+func TestTokenForReadsSchemeCaseInsensitive(t *testing.T) {
+	s := start(t, Options{Config: testConfig, Token: "s3cret", TokenForReads: true})
+	for auth, want := range map[string]int{"": 401, "bearer s3cret": 200, "BEARER s3cret": 200, "Bearer nope": 401, "Basic s3cret": 401} {
+		req, _ := http.NewRequest("GET", "http://"+s.RESTAddr()+"/ws/v1/partitions", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%q: %d, want %d", auth, resp.StatusCode, want)
+		}
+	}
+}

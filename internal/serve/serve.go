@@ -8,7 +8,6 @@ package serve
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/event"
@@ -232,11 +232,9 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 	if token == "" || !reads {
 		return h
 	}
-	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		// CORS preflights carry no credentials
-		if r.Method != http.MethodOptions && (!ok || subtle.ConstantTimeCompare([]byte(got), want) != 1) {
+		if r.Method != http.MethodOptions && !bearer.Matches(r.Header.Get("Authorization"), token) {
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			w.WriteHeader(http.StatusUnauthorized)

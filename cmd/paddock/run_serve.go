@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/internal/serve"
 )
 
@@ -44,6 +45,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	tokenReads := fs.Bool("token-reads", false, "require the token on every REST request, reads included")
 	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
+	siQueue := fs.Int("si-queue-limit", rmproxy.DefaultMaxQueued, "SI items (nodes, applications, asks, allocations, releases) queued for the scheduler before RM calls wait (negative: unbounded)")
+	siWait := fs.Duration("si-queue-wait", rmproxy.DefaultQueueWait, "how long an RM call waits for room in a full SI queue before it fails (gRPC ResourceExhausted)")
 	var limits serve.RESTLimits
 	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
 	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
@@ -76,7 +79,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
 	tok, err := tokenOf(*token, *tokenFile, os.Getenv("PADDOCK_TOKEN"))
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)

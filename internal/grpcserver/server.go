@@ -228,10 +228,14 @@ func (s *Server) updateConfiguration(_ context.Context, req *si.UpdateConfigurat
 var errClosing = status.Error(codes.Unavailable, "server is stopping")
 
 // apiStatus turns a SchedulerAPI error into a gRPC status: a stopped
-// scheduler is Unavailable, anything else is a bad request.
+// scheduler is Unavailable, a service queue that stayed full is
+// ResourceExhausted, anything else is a bad request.
 func apiStatus(what string, err error) error {
 	if errors.Is(err, rmproxy.ErrStopped) {
 		return status.Errorf(codes.Unavailable, "%s: %v", what, err)
+	}
+	if errors.Is(err, rmproxy.ErrBusy) {
+		return status.Errorf(codes.ResourceExhausted, "%s: %v", what, err)
 	}
 	return status.Errorf(codes.InvalidArgument, "%s: %v", what, err)
 }

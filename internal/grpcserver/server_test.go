@@ -3,6 +3,7 @@ package grpcserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -242,5 +243,18 @@ func TestStopEndsStreams(t *testing.T) {
 	}
 	if _, err := h.srv.Listen("127.0.0.1:0"); err == nil {
 		t.Error("Listen after Stop succeeded")
+	}
+}
+
+func TestAPIStatus(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want codes.Code
+	}{
+		{rmproxy.ErrStopped, codes.Unavailable},
+		{fmt.Errorf("%w: 60000 SI items wait", rmproxy.ErrBusy), codes.ResourceExhausted},
+		{errors.New("update node: nil request"), codes.InvalidArgument},
+	} {
+		wantCode(t, tc.err.Error(), apiStatus("UpdateNode of rm rm1", tc.err), tc.want)
 	}
 }

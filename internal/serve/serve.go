@@ -86,6 +86,14 @@ type Options struct {
 	// REST bounds the REST listener: read, write and idle timeouts and
 	// the number of open connections (defaults when zero).
 	REST RESTLimits
+	// SIQueueLimit bounds the SI items (nodes, applications, asks,
+	// allocations, releases) waiting for the scheduler goroutine
+	// (rmproxy.DefaultMaxQueued when 0, unbounded when negative); an RM
+	// call that finds the queue full waits up to SIQueueWait
+	// (rmproxy.DefaultQueueWait when 0) and then fails with
+	// rmproxy.ErrBusy (gRPC ResourceExhausted).
+	SIQueueLimit int
+	SIQueueWait  time.Duration
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -141,6 +149,13 @@ func Start(o Options) (*Server, error) {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
 	}
 	s.svc.SetSnapshotMaxAge(max(o.SnapshotMaxAge, 0))
+	if o.SIQueueLimit == 0 {
+		o.SIQueueLimit = rmproxy.DefaultMaxQueued
+	}
+	if o.SIQueueWait <= 0 {
+		o.SIQueueWait = rmproxy.DefaultQueueWait
+	}
+	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
@@ -202,7 +217,8 @@ func Start(o Options) (*Server, error) {
 }
 
 // registerEventMetrics exports the event history's own counters (the
-// reference defines event metrics but never registers them).
+// reference defines event metrics but never registers them) and the SI
+// queue's.
 func (s *Server) registerEventMetrics() {
 	ring := s.events.Ring()
 	s.metrics.Registry().MustRegister(
@@ -216,6 +232,14 @@ func (s *Server) registerEventMetrics() {
 			func() float64 { return float64(s.events.SlowDisconnects()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_event_stream_refused_total", Help: "Event stream requests refused by the stream limits."},
 			func() float64 { return float64(s.events.Refused()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_si_queue_items", Help: "SI items (nodes, applications, asks, allocations, releases) waiting for the scheduler."},
+			func() float64 { return float64(s.svc.QueueStats().Items) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_si_queue_limit", Help: "The bound of the SI queue in items (0: none)."},
+			func() float64 { return float64(s.svc.QueueStats().Limit) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_si_queue_waits_total", Help: "SI calls that found the queue full and waited."},
+			func() float64 { return float64(s.svc.QueueStats().Waits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_si_queue_refused_total", Help: "SI calls refused after the queue stayed full for the whole wait."},
+			func() float64 { return float64(s.svc.QueueStats().Refused) }),
 	)
 }
 

@@ -15,7 +15,11 @@ import (
 // faster than the scheduler applies cannot grow it without limit: a call
 // that finds it full waits for the goroutine to take the queue, up to a
 // bound, and then fails with ErrBusy. Over gRPC the waiting stream stops
-// reading, so flow control slows the RM down.
+// reading, so flow control slows the RM down. Callbacks run on the service
+// goroutine, the one that takes the queue: an in-process RM that calls
+// UpdateAllocation (or the others) from inside a callback while the queue
+// is full waits the whole wait and gets ErrBusy, so it should hand such
+// calls to another goroutine (gRPC sessions already do).
 const (
 	// DefaultMaxQueued is the default limit of SI items queued.
 	DefaultMaxQueued = 50_000

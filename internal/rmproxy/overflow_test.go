@@ -46,12 +46,19 @@ func hugeRes(rng *rand.Rand) *si.Resource {
 // nodes the RM itself overcommitted, by shrinking them or by foreign
 // allocations beyond their capacity).
 func TestNoTotalWraps(t *testing.T) {
-	for seed := range uint64(20) {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { noTotalWraps(t, seed, 150) })
+	var highest int64
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { highest = max(highest, noTotalWraps(t, seed, 200)) })
+	}
+	// the inputs did reach the bound, so the property was tested there
+	if highest < resource.MaxQuantity/2 {
+		t.Errorf("the highest total seen is %d: the test never came near MaxQuantity", highest)
 	}
 }
 
-func noTotalWraps(t *testing.T, seed uint64, steps int) {
+// noTotalWraps runs one random sequence and returns the highest partition
+// total it saw.
+func noTotalWraps(t *testing.T, seed uint64, steps int) (highest int64) {
 	rng := rand.New(rand.NewPCG(seed, 18))
 	v := clock.NewVirtual(time.Unix(1000, 0))
 	s := NewManual(v)
@@ -102,16 +109,18 @@ func noTotalWraps(t *testing.T, seed uint64, steps int) {
 		}
 		v.Advance(time.Second)
 		s.Cycle()
-		checkTotals(t, s, step)
+		highest = max(highest, checkTotals(t, s, step))
 		if t.Failed() {
-			return
+			return highest
 		}
 	}
+	return highest
 }
 
 // checkTotals fails t if any total of the service's state is negative or
-// above MaxQuantity, or its roll-ups do not match.
-func checkTotals(t *testing.T, s *Service, step int) {
+// above MaxQuantity, or its roll-ups do not match. It returns the highest
+// partition capacity or root queue total.
+func checkTotals(t *testing.T, s *Service, step int) (highest int64) {
 	t.Helper()
 	snap, err := s.Snapshot(context.Background())
 	if err != nil {
@@ -125,6 +134,11 @@ func checkTotals(t *testing.T, s *Service, step int) {
 		}
 	}
 	for _, pt := range snap.Partitions {
+		for _, v := range []resource.Vector{pt.Capacity, pt.Root.Allocated, pt.Root.Pending} {
+			for _, x := range v {
+				highest = max(highest, x)
+			}
+		}
 		over(pt.Capacity, "partition capacity")
 		pt.EachQueue(func(q *snapshot.Queue) {
 			over(q.Allocated, "queue "+q.Path+" allocated")
@@ -169,6 +183,7 @@ func checkTotals(t *testing.T, s *Service, step int) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return highest
 }
 
 // TestOverflowRejectedWithReason replays the probe: a second node

@@ -27,7 +27,7 @@ var hugeQuantities = []int64{
 	math.MaxInt64 / 2, math.MaxInt64/2 + 1, math.MaxInt64 - 1, math.MaxInt64,
 }
 
-func hugeRes(rng *rand.Rand) *si.Resource {
+func hugeRes(rng chooser) *si.Resource {
 	r := &si.Resource{Resources: map[string]*si.Quantity{}}
 	for _, name := range []string{"vcore", "memory", "gpu"} {
 		if rng.IntN(3) > 0 {
@@ -59,7 +59,38 @@ func TestNoTotalWraps(t *testing.T) {
 // noTotalWraps runs one random sequence and returns the highest partition
 // total it saw.
 func noTotalWraps(t *testing.T, seed uint64, steps int) (highest int64) {
-	rng := rand.New(rand.NewPCG(seed, 18))
+	return totalsHold(t, rand.New(rand.NewPCG(seed, 18)), steps)
+}
+
+// chooser picks the next random choice in [0, n).
+type chooser interface{ IntN(n int) int }
+
+// fuzzBytes is a chooser driven by fuzz input; it runs dry at its end.
+type fuzzBytes struct{ b []byte }
+
+func (f *fuzzBytes) IntN(n int) int {
+	if len(f.b) == 0 {
+		return 0
+	}
+	x := int(f.b[0]) % n
+	f.b = f.b[1:]
+	return x
+}
+
+// FuzzNoTotalWraps runs the property of TestNoTotalWraps on sequences the
+// fuzzer chooses: go test ./internal/rmproxy -run '^$' -fuzz FuzzNoTotalWraps
+func FuzzNoTotalWraps(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 2, 11, 2, 11, 0, 0, 0, 1, 2, 11, 2, 11})
+	f.Add([]byte{3, 1, 1, 1, 1, 6, 1, 8, 1, 7, 5, 0, 0, 1, 1, 1, 10, 1, 9})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fb := &fuzzBytes{b: b}
+		totalsHold(t, fb, len(b)/3+1)
+	})
+}
+
+// totalsHold sends steps random SI messages, each followed by a cycle,
+// checking the totals after each; it returns the highest total seen.
+func totalsHold(t *testing.T, rng chooser, steps int) (highest int64) {
 	v := clock.NewVirtual(time.Unix(1000, 0))
 	s := NewManual(v)
 	defer s.Stop()

@@ -69,7 +69,7 @@ func firstBad(m map[string]int64, bounded bool) error {
 			return fmt.Errorf("resource %q: quantity %d is negative", n, x)
 		}
 		if bounded {
-			if err := CheckQuantity(n, m[n]); err != nil {
+			if err := checkQuantity(n, m[n]); err != nil {
 				return err
 			}
 		}

@@ -12,26 +12,19 @@ import "fmt"
 // cannot wrap int64, which is what Add, Sub, Inc and Dec rely on.
 const MaxQuantity int64 = 1 << 61
 
-// CheckQuantity rejects a quantity above MaxQuantity, naming the resource.
-func CheckQuantity(name string, x int64) error {
+// checkQuantity rejects a quantity above MaxQuantity, naming the resource.
+func checkQuantity(name string, x int64) error {
 	if x > MaxQuantity {
 		return fmt.Errorf("resource %q: quantity %d is above the maximum %d", name, x, MaxQuantity)
 	}
 	return nil
 }
 
-// Within reports whether total - old + add stays at or below MaxQuantity
-// in every type. It is the check made before a total grows by add while
-// old leaves it; total may be a sum of up to two totals and old part of
-// it, so each lies in [0, 2*MaxQuantity] and the arithmetic cannot wrap.
-// An add above MaxQuantity is never within.
-func (total Vector) Within(old, add Vector) bool {
-	_, over := total.Above(old, add)
-	return !over
-}
-
 // Above returns the first type in which total - old + add is above
-// MaxQuantity, and false when there is none (Within holds).
+// MaxQuantity, and false when there is none. It is the check made before
+// a total grows by add while old leaves it; total may be a sum of up to
+// two totals and old part of it, so each lies in [0, 2*MaxQuantity] and
+// the arithmetic cannot wrap. An add above MaxQuantity is always above.
 func (total Vector) Above(old, add Vector) (Index, bool) {
 	for i := range total {
 		if add[i] > MaxQuantity || total[i]-old[i]+add[i] > MaxQuantity {

@@ -32,28 +32,28 @@ func TestQuotaFromMapSaturates(t *testing.T) {
 	}
 }
 
-func TestWithinAndAbove(t *testing.T) {
+func TestAbove(t *testing.T) {
 	var total, old, add Vector
 	total[1], add[1] = MaxQuantity-10, 10
-	if !total.Within(old, add) {
-		t.Error("a total reaching MaxQuantity exactly is not within")
+	if _, over := total.Above(old, add); over {
+		t.Error("a total reaching MaxQuantity exactly is above")
 	}
 	add[1] = 11
 	if i, over := total.Above(old, add); !over || i != 1 {
 		t.Errorf("Above = %d, %v; want 1, true", i, over)
 	}
 	old[1] = 1 // what leaves the total makes room
-	if !total.Within(old, add) {
+	if _, over := total.Above(old, add); over {
 		t.Error("old is not deducted")
 	}
 	total, old, add = Vector{}, Vector{}, Vector{}
-	add[3] = math.MaxInt64 // would wrap a naive sum check if total were large
-	if total.Within(old, add) {
-		t.Error("an add above MaxQuantity is within")
+	add[3] = math.MaxInt64
+	if _, over := total.Above(old, add); !over {
+		t.Error("an add above MaxQuantity is not above")
 	}
 	total[3] = 2 * MaxQuantity // a sum of two totals
 	add[3] = MaxQuantity
-	if total.Within(old, add) {
-		t.Error("an overflowing sum is within")
+	if i, over := total.Above(old, add); !over || i != 3 {
+		t.Errorf("Above = %d, %v for an overflowing sum; want 3, true", i, over)
 	}
 }

@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/internal/serve"
 )
 
@@ -38,10 +40,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	grpcAddr := fs.String("grpc-addr", serve.DefaultGRPCAddr, "gRPC listen address (SI Scheduler and Admin services)")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key, REST and gRPC use TLS")
 	key := fs.String("tls-key", "", "TLS private key file (PEM)")
-	token := fs.String("token", "", "bearer token required on every gRPC call and the sensitive REST endpoints (default $PADDOCK_TOKEN)")
+	token := fs.String("token", "", "bearer token required on every gRPC call and the sensitive REST endpoints (visible in ps: prefer -token-file or $PADDOCK_TOKEN)")
+	tokenFile := fs.String("token-file", "", "read the bearer token from this file (surrounding white space ignored)")
 	tokenReads := fs.Bool("token-reads", false, "require the token on every REST request, reads included")
 	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
+	siQueue := fs.Int("si-queue-limit", rmproxy.DefaultMaxQueued, "SI items (nodes, applications, asks, allocations, releases) queued for the scheduler before RM calls wait (negative: unbounded)")
+	siWait := fs.Duration("si-queue-wait", rmproxy.DefaultQueueWait, "how long an RM call waits for room in a full SI queue before it fails (gRPC ResourceExhausted)")
+	var limits serve.RESTLimits
+	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
+	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
+	fs.DurationVar(&limits.IdleTimeout, "rest-idle-timeout", serve.DefaultRESTIdleTimeout, "close REST keep-alive connections idle this long (negative: never)")
+	fs.IntVar(&limits.MaxConns, "rest-max-conns", serve.DefaultRESTMaxConns, "REST connections open at once; more wait to be accepted (negative: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: paddock serve [options]")
 		fmt.Fprintln(stderr, "Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;")
@@ -69,12 +79,18 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, Token: *token, TokenForReads: *tokenReads, Logs: logs}
-	if o.Token == "" {
-		o.Token = os.Getenv("PADDOCK_TOKEN")
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
+	tok, err := tokenOf(*token, *tokenFile, os.Getenv("PADDOCK_TOKEN"))
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		if errors.Is(err, errTokenUsage) {
+			return exitUsage
+		}
+		return exitIOError
 	}
+	o.Token = tok
 	if o.TokenForReads && o.Token == "" {
-		fmt.Fprintln(stderr, "serve: -token-reads needs a token (-token or PADDOCK_TOKEN)")
+		fmt.Fprintln(stderr, "serve: -token-reads needs a token (-token-file, PADDOCK_TOKEN or -token)")
 		return exitUsage
 	}
 	if *cert != "" {
@@ -125,4 +141,30 @@ func serveUntil(ctx context.Context, o serve.Options, stderr io.Writer) int {
 		code = exitServeFailed
 	}
 	return code
+}
+
+// errTokenUsage marks a token given twice.
+var errTokenUsage = errors.New("-token and -token-file go alone")
+
+// tokenOf picks the bearer token: -token, else the contents of -token-file
+// (trimmed of surrounding white space; an empty file is an error), else
+// $PADDOCK_TOKEN. -token and -token-file together are a usage error.
+func tokenOf(flagToken, file, env string) (string, error) {
+	switch {
+	case flagToken != "" && file != "":
+		return "", errTokenUsage
+	case flagToken != "":
+		return flagToken, nil
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("-token-file: %w", err)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", fmt.Errorf("-token-file: %s is empty", file)
+		}
+		return tok, nil
+	}
+	return env, nil
 }

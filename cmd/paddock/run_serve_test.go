@@ -33,6 +33,9 @@ func TestServeRejectsBadInput(t *testing.T) {
 		{[]string{"-config", bad}, exitInvalidConfig, "-config"},
 		{[]string{"-tls-cert", filepath.Join(dir, "c.pem"), "-tls-key", filepath.Join(dir, "k.pem")}, exitIOError, "TLS"},
 		{[]string{"-rest-addr", "256.0.0.1:1", "-grpc-addr", "127.0.0.1:0"}, exitServeFailed, "REST listen"},
+		{[]string{"-rest-idle-timeout", "soon"}, exitUsage, "rest-idle-timeout"},
+		{[]string{"-token", "a", "-token-file", bad}, exitUsage, "-token and -token-file go alone"},
+		{[]string{"-token-file", filepath.Join(dir, "missing")}, exitIOError, "-token-file"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(append([]string{"serve"}, tc.args...), &out, &errOut); code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
@@ -73,5 +76,39 @@ func TestServeUntilCancelled(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + s.RESTAddr() + "/ws/v1/metrics"); err == nil {
 		t.Fatal("REST still answers after shutdown")
+	}
+}
+
+func TestTokenOf(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte("  s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag, file, env, want, err string
+	}{
+		{flag: "f", env: "e", want: "f"},
+		{file: file, env: "e", want: "s3cret"},
+		{env: "e", want: "e"},
+		{want: ""},
+		{flag: "f", file: file, err: "go alone"},
+		{file: empty, err: "is empty"},
+		{file: filepath.Join(dir, "missing"), err: "no such file"},
+	} {
+		got, err := tokenOf(tc.flag, tc.file, tc.env)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("tokenOf(%q, %q, %q) = %q, %v; want an error with %q", tc.flag, tc.file, tc.env, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("tokenOf(%q, %q, %q) = %q, %v; want %q", tc.flag, tc.file, tc.env, got, err, tc.want)
+		}
 	}
 }

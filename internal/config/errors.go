@@ -60,11 +60,20 @@ type ValidationError struct {
 	Problems []Problem
 }
 
-// Error prints one problem per line.
+// MaxErrorLines is the number of problems ValidationError.Error prints;
+// the rest are counted, so that a configuration with a hundred thousand
+// mistakes gives a readable (and small) message.
+const MaxErrorLines = 100
+
+// Error prints one problem per line, at most MaxErrorLines of them.
 func (e *ValidationError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
+	n := min(len(e.Problems), MaxErrorLines)
+	lines := make([]string, n, n+1)
+	for i, p := range e.Problems[:n] {
 		lines[i] = p.String()
+	}
+	if more := len(e.Problems) - n; more > 0 {
+		lines = append(lines, fmt.Sprintf("(and %d more problems)", more))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -4,9 +4,9 @@
 // it (reference §5 and §7).
 //
 // Appending never blocks the scheduler: it takes a short lock, overwrites
-// the oldest record when the ring is full (counting the drop), and hands
-// the record to each open stream without waiting; a stream whose buffer is
-// full is disconnected instead.
+// the oldest record when the ring is full (counting the drop), and wakes
+// each open stream without waiting; streams read the ring themselves, in
+// batches, and a stream too far behind is disconnected instead.
 package events
 
 import (
@@ -22,8 +22,11 @@ const (
 	DefaultMaxStreamsPerHost = 15
 	DefaultRESTResponseSize  = 10000
 	// StreamBuffer is how many records a stream may fall behind before it
-	// is disconnected as a slow consumer.
-	StreamBuffer = 1000
+	// is disconnected as a slow consumer. Streams read the ring itself, so
+	// this costs no memory per stream; it is half the default ring, room
+	// for the events of a scheduling pass at tens of thousands of
+	// decisions a second.
+	StreamBuffer = 50000
 )
 
 // Entry is a stored record with its ID.
@@ -76,7 +79,7 @@ func (r *Ring) Append(rec event.Record) {
 		r.n++
 	}
 	for s := range r.subs {
-		if !s.offer(e) {
+		if !s.notify(e.ID) {
 			delete(r.subs, s)
 		}
 	}

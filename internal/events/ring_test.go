@@ -95,8 +95,41 @@ func TestSlowSubscriptionIsCutNotWaitedFor(t *testing.T) {
 	if !r.unsubscribe(sub) {
 		t.Fatal("subscription not reported slow")
 	}
-	if len(sub.ch) != 3 {
-		t.Fatalf("queued %d records, want the 3 that fitted", len(sub.ch))
+	if recs, slow := r.read(sub, 100); !slow || recs != nil {
+		t.Fatalf("a cut subscription read %d records, slow %v", len(recs), slow)
+	}
+}
+
+// A subscription reads what arrived since it opened, in batches, from the
+// ring itself; one whose next record the ring overwrote is cut off.
+func TestSubscriptionReadsTheRing(t *testing.T) {
+	r := NewRing(10)
+	r.Append(rec(0))
+	sub, back, err := r.subscribe("h", 5, 100, 10, 10, time.Now())
+	if err != nil || len(back) != 1 {
+		t.Fatalf("subscribe: %v, back-log %d", err, len(back))
+	}
+	for i := 1; i <= 6; i++ {
+		r.Append(rec(i))
+	}
+	select {
+	case <-sub.wake:
+	default:
+		t.Fatal("no wake-up after appends")
+	}
+	first, _ := r.read(sub, 4)
+	rest, _ := r.read(sub, 4)
+	if len(first) != 4 || len(rest) != 2 || first[0].ID != 1 || rest[1].ID != 6 {
+		t.Fatalf("read %v then %v, want IDs 1-4 then 5-6", first, rest)
+	}
+	if none, slow := r.read(sub, 4); len(none) != 0 || slow {
+		t.Fatalf("read %v, slow %v after everything", none, slow)
+	}
+	for i := 7; i < 30; i++ { // the ring of 10 overwrites 7..19
+		r.Append(rec(i))
+	}
+	if _, slow := r.read(sub, 4); !slow {
+		t.Fatal("a subscription whose records were overwritten is not cut off")
 	}
 }
 

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -59,6 +60,10 @@ type Service struct {
 	maxStreams, maxPerHost   int
 	restSize                 int
 	slowDisconnects, refused atomic.Uint64
+	// warnMu guards the rate limit of the slow-consumer warning.
+	warnMu   sync.Mutex
+	lastWarn time.Time
+	unwarned int
 }
 
 // New returns a Service with an empty ring.
@@ -293,52 +298,110 @@ func (s *Service) StreamHandler() http.Handler {
 		defer func() {
 			if s.ring.unsubscribe(sub) {
 				s.slowDisconnects.Add(1)
-				s.log.Warn("event stream disconnected: consumer too slow", "host", host)
+				s.warnSlow(host)
 			}
 		}()
 		s.log.Debug("event stream opened", "host", host)
 		rc := http.NewResponseController(w)
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		enc := json.NewEncoder(w)
-		send := func(v any) bool {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		// send writes a batch of lines with one write and one flush. The
+		// stream outlives the server's write timeout: a write deadline
+		// only while a batch is written (over HTTP/2 a deadline that
+		// passes resets the stream even when nothing is written).
+		send := func(vs ...any) bool {
+			buf.Reset()
+			for _, v := range vs {
+				if enc.Encode(v) != nil {
+					return false
+				}
+			}
 			_ = rc.SetWriteDeadline(time.Now().Add(s.timeout))
-			if enc.Encode(v) != nil {
+			if _, err := w.Write(buf.Bytes()); err != nil || rc.Flush() != nil {
 				return false
 			}
-			return rc.Flush() == nil
+			_ = rc.SetWriteDeadline(time.Time{})
+			return true
+		}
+		// sendNew sends everything the ring has for the stream, in
+		// batches; false when the stream ends (cut off or write failed).
+		batch := make([]any, 0, streamBatch)
+		sendNew := func() bool {
+			for {
+				recs, slow := s.ring.read(sub, streamBatch)
+				if slow {
+					return false
+				}
+				if len(recs) == 0 {
+					return true
+				}
+				batch = batch[:0]
+				for _, e := range recs {
+					batch = append(batch, s.SI(e.Record))
+				}
+				if !send(batch...) {
+					return false
+				}
+			}
 		}
 		if !send(struct{ InstanceUUID string }{s.instance}) {
 			return
 		}
-		for _, e := range backlog {
-			if !send(s.SI(e.Record)) {
+		for len(backlog) > 0 {
+			n := min(len(backlog), streamBatch)
+			batch = batch[:0]
+			for _, e := range backlog[:n] {
+				batch = append(batch, s.SI(e.Record))
+			}
+			if !send(batch...) {
 				return
 			}
+			backlog = backlog[n:]
 		}
 		for {
 			select {
-			case e := <-sub.ch:
-				if !send(s.SI(e.Record)) {
+			case <-sub.wake:
+				if !sendNew() {
 					return
 				}
 			case <-sub.done:
-				if s.ring.slow(sub) {
-					return
-				}
-				// closed by Close: hand over what is queued, then end
-				for {
-					select {
-					case e := <-sub.ch:
-						if !send(s.SI(e.Record)) {
-							return
-						}
-					default:
-						return
-					}
-				}
+				// cut off, or closed by Close: then hand over what the
+				// ring still has for the stream, and end
+				sendNew()
+				return
 			case <-r.Context().Done():
 				return
 			}
 		}
 	})
+}
+
+// streamBatch is the most records a stream writes with one write and flush.
+const streamBatch = 512
+
+// slowWarnEvery is the shortest interval between two warnings about
+// streams cut off as slow consumers; the ones in between are counted in
+// the next warning (and logged at debug level).
+const slowWarnEvery = 10 * time.Second
+
+// warnSlow logs that the stream of host was cut off as a slow consumer, at
+// most once per slowWarnEvery at warning level.
+func (s *Service) warnSlow(host string) {
+	s.warnMu.Lock()
+	now := time.Now()
+	if !s.lastWarn.IsZero() && now.Sub(s.lastWarn) < slowWarnEvery {
+		s.unwarned++
+		s.warnMu.Unlock()
+		s.log.Debug("event stream disconnected: consumer too slow", "host", host)
+		return
+	}
+	more := s.unwarned
+	s.lastWarn, s.unwarned = now, 0
+	s.warnMu.Unlock()
+	if more > 0 {
+		s.log.Warn("event stream disconnected: consumer too slow", "host", host, "alsoSinceLastWarning", more)
+		return
+	}
+	s.log.Warn("event stream disconnected: consumer too slow", "host", host)
 }

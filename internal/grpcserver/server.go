@@ -2,13 +2,11 @@ package grpcserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
@@ -229,10 +228,14 @@ func (s *Server) updateConfiguration(_ context.Context, req *si.UpdateConfigurat
 var errClosing = status.Error(codes.Unavailable, "server is stopping")
 
 // apiStatus turns a SchedulerAPI error into a gRPC status: a stopped
-// scheduler is Unavailable, anything else is a bad request.
+// scheduler is Unavailable, a service queue that stayed full is
+// ResourceExhausted, anything else is a bad request.
 func apiStatus(what string, err error) error {
 	if errors.Is(err, rmproxy.ErrStopped) {
 		return status.Errorf(codes.Unavailable, "%s: %v", what, err)
+	}
+	if errors.Is(err, rmproxy.ErrBusy) {
+		return status.Errorf(codes.ResourceExhausted, "%s: %v", what, err)
 	}
 	return status.Errorf(codes.InvalidArgument, "%s: %v", what, err)
 }
@@ -270,8 +273,7 @@ func (s *Server) authorize(ctx context.Context) error {
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, v := range md.Get("authorization") {
-		tok, ok := strings.CutPrefix(v, "Bearer ")
-		if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) == 1 {
+		if bearer.Matches(v, s.opts.Token) {
 			return nil
 		}
 	}

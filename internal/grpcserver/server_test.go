@@ -3,6 +3,7 @@ package grpcserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -171,6 +172,10 @@ func TestToken(t *testing.T) {
 		{"wrong", "Bearer nope", codes.Unauthenticated},
 		{"not bearer", "s3cret", codes.Unauthenticated},
 		{"right", "Bearer s3cret", codes.OK},
+		// RFC 7235: the scheme is case-insensitive, then one or more spaces
+		{"lower case scheme", "bearer s3cret", codes.OK},
+		{"upper case scheme", "BEARER  s3cret", codes.OK},
+		{"other scheme", "Basic s3cret", codes.Unauthenticated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,7 +193,9 @@ func TestToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := st.Send(&si.NodeRequest{RmID: "rm-" + tt.name, Nodes: []*si.NodeInfo{{NodeID: "n"}}}); err != nil {
+			// a stream the server already ended answers Send with EOF;
+			// Recv then tells why
+			if err := st.Send(&si.NodeRequest{RmID: "rm-" + tt.name, Nodes: []*si.NodeInfo{{NodeID: "n"}}}); err != nil && !errors.Is(err, io.EOF) {
 				t.Fatal(err)
 			}
 			if tt.want == codes.OK {
@@ -206,10 +213,16 @@ func TestToken(t *testing.T) {
 			wantCode(t, "stream", err, tt.want)
 		})
 	}
+	ok := 0
+	for _, tt := range tests {
+		if tt.want == codes.OK {
+			ok++
+		}
+	}
 	h.api.mu.Lock()
 	defer h.api.mu.Unlock()
-	if h.api.regs != 1 || len(h.api.nodes) != 1 || len(h.api.configs) != 1 {
-		t.Fatalf("API saw %d registrations, %d node requests, %d config updates; want only the authorized 1 each", h.api.regs, len(h.api.nodes), len(h.api.configs))
+	if h.api.regs != ok || len(h.api.nodes) != ok || len(h.api.configs) != ok {
+		t.Fatalf("API saw %d registrations, %d node requests, %d config updates; want only the authorized %d each", h.api.regs, len(h.api.nodes), len(h.api.configs), ok)
 	}
 }
 
@@ -230,5 +243,18 @@ func TestStopEndsStreams(t *testing.T) {
 	}
 	if _, err := h.srv.Listen("127.0.0.1:0"); err == nil {
 		t.Error("Listen after Stop succeeded")
+	}
+}
+
+func TestAPIStatus(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want codes.Code
+	}{
+		{rmproxy.ErrStopped, codes.Unavailable},
+		{fmt.Errorf("%w: 60000 SI items wait", rmproxy.ErrBusy), codes.ResourceExhausted},
+		{errors.New("update node: nil request"), codes.InvalidArgument},
+	} {
+		wantCode(t, tc.err.Error(), apiStatus("UpdateNode of rm rm1", tc.err), tc.want)
 	}
 }

@@ -7,37 +7,46 @@ import (
 )
 
 // FromMap converts named quantities to a vector, interning new names in
-// sorted order. A negative quantity is rejected, naming the resource, and so
-// is a map that would need more than MaxTypes types in total; on error the
-// registry is unchanged.
+// sorted order. A negative quantity or one above MaxQuantity is rejected,
+// naming the resource, and so is a map that would need more than MaxTypes
+// types in total; on error the registry is unchanged.
 func (r *Registry) FromMap(m map[string]int64) (Vector, error) {
-	q, err := r.QuotaFromMap(m)
-	return q.limit, err
+	var v Vector
+	if err := r.internMap(m, true); err != nil {
+		return v, err
+	}
+	for n, x := range m {
+		i, _ := r.Index(n)
+		v[i] = x
+	}
+	return v, nil
 }
 
 // QuotaFromMap converts a max or guaranteed map to a quota: every name in
 // the map is limited, including those with 0 (which makes the type
-// unavailable); names absent from the map are unlimited. Errors are those of
-// FromMap.
+// unavailable); names absent from the map are unlimited. A limit above
+// MaxQuantity is saturated to it: no total can exceed MaxQuantity, so the
+// quota means the same. Other errors are those of FromMap.
 func (r *Registry) QuotaFromMap(m map[string]int64) (Quota, error) {
 	var q Quota
-	if err := r.internMap(m); err != nil {
+	if err := r.internMap(m, false); err != nil {
 		return q, err
 	}
 	for n, x := range m {
 		i, _ := r.Index(n)
-		q = q.With(i, x)
+		q = q.With(i, min(x, MaxQuantity))
 	}
 	return q, nil
 }
 
 // internMap checks the map's values and interns its names, all or nothing.
 // Names are interned in sorted order so index assignment is deterministic.
-func (r *Registry) internMap(m map[string]int64) error {
+// With bounded, a quantity above MaxQuantity is bad too.
+func (r *Registry) internMap(m map[string]int64, bounded bool) error {
 	known := true
 	for n, x := range m {
-		if x < 0 || n == "" {
-			return firstBad(m)
+		if x < 0 || (bounded && x > MaxQuantity) || n == "" {
+			return firstBad(m, bounded)
 		}
 		if _, ok := r.Index(n); !ok {
 			known = false
@@ -51,13 +60,18 @@ func (r *Registry) internMap(m map[string]int64) error {
 
 // firstBad reports the bad entry with the smallest name, so the message does
 // not depend on map iteration order.
-func firstBad(m map[string]int64) error {
+func firstBad(m map[string]int64, bounded bool) error {
 	for _, n := range sortedKeys(m) {
 		if n == "" {
 			return fmt.Errorf("resource name is empty")
 		}
 		if x := m[n]; x < 0 {
 			return fmt.Errorf("resource %q: quantity %d is negative", n, x)
+		}
+		if bounded {
+			if err := checkQuantity(n, m[n]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -11,9 +11,10 @@ import (
 // it, compare it with ==, and use it as a map key. No method allocates.
 //
 // Add, Sub and Inc/Dec wrap on int64 overflow like Go integers do; use them
-// for values already known to be in range (sums of validated quantities
-// bounded by the cluster size). At trust boundaries use AddChecked,
-// SubChecked and MulChecked, which report overflow instead.
+// for values already known to be in range: totals, which the SI edge and
+// the partition keep at or below MaxQuantity (limit.go). At trust
+// boundaries use Above, AddChecked, SubChecked and MulChecked, which
+// report overflow instead.
 type Vector [MaxTypes]int64
 
 // Add returns a + b.

@@ -1,8 +1,10 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
-	"io"
+	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"slices"
@@ -16,8 +18,19 @@ import (
 
 var timeSince = time.Since
 
-// MaxConfigSize is the largest configuration validate-conf reads.
-const MaxConfigSize = 16 << 20
+// MaxConfigSize is the largest configuration validate-conf accepts, 2 MiB:
+// twice what the reference's configuration can hold (it lives in a
+// Kubernetes ConfigMap, at most 1 MiB). Parsing allocates about 60 times
+// the size for a block-style queues.yaml (BenchmarkValidateConf) and up to
+// about 300 times for an adversarial flow-style one, so the cap and
+// Options.MaxValidations bound the memory validation can take (with the
+// defaults, about 120 MB for a real 2 MiB configuration, 600 MB at worst).
+const MaxConfigSize = 2 << 20
+
+// DefaultMaxValidations is the default of Options.MaxValidations: one,
+// as validation is a rare operator action and a caller refused while
+// another runs is told to retry a second later.
+const DefaultMaxValidations = 1
 
 // configRM picks the RM whose configuration is served: ?rmID= when given,
 // else the first registered RM.
@@ -73,14 +86,37 @@ func (s *server) config(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	writeBody(w, r, http.StatusOK, "application/x-yaml; charset=UTF-8", rm.ConfigYAML)
 }
 
-// validate checks a posted queues.yaml; always 200 with {allowed, reason}.
+// validate checks a posted queues.yaml; 200 with {allowed, reason} (a
+// configuration above MaxConfigSize is not allowed, with the reason), or
+// 503 with Retry-After while Options.MaxValidations validations run.
 func (s *server) validate(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxConfigSize))
-	if err != nil {
-		writeJSON(w, r, ValidateInfo{Allowed: false, Reason: "reading the configuration: " + err.Error()})
+	select {
+	case s.validations <- struct{}{}:
+		defer func() { <-s.validations }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusServiceUnavailable, "Too many validations",
+			fmt.Sprintf("the limit of %d concurrent configuration validations is reached; retry later", cap(s.validations)))
 		return
 	}
-	if _, err := config.Parse(body); err != nil {
+	tooLarge := fmt.Sprintf("the configuration is larger than the limit of %d bytes (2 MiB)", MaxConfigSize)
+	if r.ContentLength > MaxConfigSize {
+		writeJSON(w, r, ValidateInfo{Allowed: false, Reason: tooLarge})
+		return
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + 1)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxConfigSize)); err != nil {
+		reason := "reading the configuration: " + err.Error()
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			reason = tooLarge
+		}
+		writeJSON(w, r, ValidateInfo{Allowed: false, Reason: reason})
+		return
+	}
+	if _, err := config.Parse(buf.Bytes()); err != nil {
 		writeJSON(w, r, ValidateInfo{Allowed: false, Reason: err.Error()})
 		return
 	}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
 	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/history"
@@ -51,6 +51,9 @@ type Options struct {
 	// EventStreams, when set, lists the open event streams for the state
 	// dump.
 	EventStreams func() []EventStreamInfo
+	// MaxValidations is the number of validate-conf requests served at
+	// once (DefaultMaxValidations when 0); more are refused with 503.
+	MaxValidations int
 }
 
 // GzipThreshold is the body size above which responses are compressed for
@@ -60,6 +63,8 @@ const GzipThreshold = 1400
 type server struct {
 	src  Source
 	opts Options
+	// validations holds a token per running validate-conf request.
+	validations chan struct{}
 }
 
 // New returns the handler of every REST endpoint.
@@ -68,7 +73,10 @@ func New(src Source, o Options) http.Handler {
 		o.Health = health.New(src, 0)
 		o.Health.Check(context.Background())
 	}
-	s := &server{src: src, opts: o}
+	if o.MaxValidations <= 0 {
+		o.MaxValidations = DefaultMaxValidations
+	}
+	s := &server{src: src, opts: o, validations: make(chan struct{}, o.MaxValidations)}
 	mux := http.NewServeMux()
 	get := func(path string, h func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot)) {
 		mux.HandleFunc("GET "+path, s.withSnapshot(h))
@@ -146,10 +154,9 @@ func (s *server) guard(next http.Handler) http.Handler {
 	if s.opts.Token == "" {
 		return next
 	}
-	want := []byte(s.opts.Token)
+	want := s.opts.Token
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		if !bearer.Matches(r.Header.Get("Authorization"), want) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			writeError(w, r, http.StatusUnauthorized, "Unauthorized", "missing or wrong bearer token in the Authorization header")
 			return

@@ -244,9 +244,11 @@ func TestToken(t *testing.T) {
 		if w := do(t, h, rq); w.Code != http.StatusUnauthorized {
 			t.Errorf("%s with a wrong token: %d", rq.path, w.Code)
 		}
-		rq.header = map[string]string{"Authorization": "Bearer s3cret"}
-		if w := do(t, h, rq); w.Code != http.StatusOK {
-			t.Errorf("%s with the token: %d %s", rq.path, w.Code, w.Body)
+		for _, auth := range []string{"Bearer s3cret", "bearer s3cret", "BEARER  s3cret"} {
+			rq.header = map[string]string{"Authorization": auth}
+			if w := do(t, h, rq); w.Code != http.StatusOK {
+				t.Errorf("%s with %q: %d %s", rq.path, auth, w.Code, w.Body)
+			}
 		}
 	}
 	// the rest stays open

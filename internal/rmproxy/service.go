@@ -31,6 +31,7 @@ type Service struct {
 	manual  bool
 	mu      sync.Mutex
 	inbox   []func(now time.Time)
+	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
 	wake    chan struct{}
 	done    chan struct{}
@@ -74,6 +75,7 @@ func NewManual(clk clock.Clock) *Service {
 
 func newService(clk clock.Clock) *Service {
 	return &Service{
+		queue:     queueState{max: DefaultMaxQueued, wait: DefaultQueueWait},
 		clk:       clk,
 		eng:       engine.New(),
 		wake:      make(chan struct{}, 1),
@@ -87,8 +89,7 @@ func newService(clk clock.Clock) *Service {
 // services made by NewManual.
 func (s *Service) Cycle() int {
 	s.mu.Lock()
-	work := s.inbox
-	s.inbox = nil
+	work := s.takeLocked()
 	s.mu.Unlock()
 	s.snaps.own.Lock()
 	now := s.clk.Now()
@@ -103,14 +104,16 @@ func (s *Service) Cycle() int {
 	return made
 }
 
-// enqueue hands f to the service goroutine.
-func (s *Service) enqueue(f func(now time.Time)) error {
+// enqueue hands f, carrying n SI items, to the service goroutine, waiting
+// for room while the queue is full (queue.go); n = 0 never waits.
+func (s *Service) enqueue(f func(now time.Time), n int) error {
 	s.mu.Lock()
-	if s.stopped {
+	if err := s.admitLocked(n); err != nil {
 		s.mu.Unlock()
-		return ErrStopped
+		return err
 	}
 	s.inbox = append(s.inbox, f)
+	s.queue.items += n
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
@@ -134,7 +137,7 @@ func (s *Service) call(f func(now time.Time) error) error {
 		return f(s.clk.Now())
 	}
 	res := make(chan error, 1)
-	if err := s.enqueue(func(now time.Time) { res <- f(now) }); err != nil {
+	if err := s.enqueue(func(now time.Time) { res <- f(now) }, 0); err != nil {
 		return err
 	}
 	select {
@@ -155,8 +158,7 @@ func (s *Service) loop() {
 		case <-tick.C:
 		}
 		s.mu.Lock()
-		work := s.inbox
-		s.inbox = nil
+		work := s.takeLocked()
 		stopped := s.stopped
 		s.mu.Unlock()
 		now := s.clk.Now()
@@ -283,11 +285,13 @@ func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error 
 }
 
 // UpdateNode queues node changes; outcomes arrive through the callback.
+// While the service queue is full it waits for room, then fails with
+// ErrBusy (queue.go); so do UpdateApplication and UpdateAllocation.
 func (s *Service) UpdateNode(req *si.NodeRequest) error {
 	if req == nil {
 		return errors.New("update node: nil request")
 	}
-	return s.enqueue(func(now time.Time) { s.applyNodes(req, now) })
+	return s.enqueue(func(now time.Time) { s.applyNodes(req, now) }, nodeItems(req))
 }
 
 // UpdateApplication queues application changes.
@@ -295,7 +299,7 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	if req == nil {
 		return errors.New("update application: nil request")
 	}
-	return s.enqueue(func(now time.Time) { s.applyApps(req, now) })
+	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
 // UpdateAllocation queues asks, allocations and releases.
@@ -303,5 +307,5 @@ func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
 	}
-	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) })
+	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) }, allocItems(req))
 }

@@ -8,7 +8,6 @@ package serve
 
 import (
 	"context"
-	"crypto/subtle"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/event"
@@ -83,6 +83,17 @@ type Options struct {
 	// current). It bounds the scheduler time spent building snapshots
 	// for readers.
 	SnapshotMaxAge time.Duration
+	// REST bounds the REST listener: read, write and idle timeouts and
+	// the number of open connections (defaults when zero).
+	REST RESTLimits
+	// SIQueueLimit bounds the SI items (nodes, applications, asks,
+	// allocations, releases) waiting for the scheduler goroutine
+	// (rmproxy.DefaultMaxQueued when 0, unbounded when negative); an RM
+	// call that finds the queue full waits up to SIQueueWait
+	// (rmproxy.DefaultQueueWait when 0) and then fails with
+	// rmproxy.ErrBusy (gRPC ResourceExhausted).
+	SIQueueLimit int
+	SIQueueWait  time.Duration
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -139,6 +150,13 @@ func Start(o Options) (*Server, error) {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
 	}
 	s.svc.SetSnapshotMaxAge(max(o.SnapshotMaxAge, 0))
+	if o.SIQueueLimit == 0 {
+		o.SIQueueLimit = rmproxy.DefaultMaxQueued
+	}
+	if o.SIQueueWait <= 0 {
+		o.SIQueueWait = rmproxy.DefaultQueueWait
+	}
+	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
@@ -198,8 +216,9 @@ func Start(o Options) (*Server, error) {
 
 // serveREST serves the REST API on lis until Shutdown.
 func (s *Server) serveREST(lis net.Listener, o Options) {
-	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), ReadHeaderTimeout: 10 * time.Second, TLSConfig: o.TLS,
+	s.http = &http.Server{Handler: s.handler(o.Token, o.TokenForReads), TLSConfig: o.TLS,
 		ErrorLog: slog.NewLogLogger(o.Logs.Logger(logging.REST).Handler(), slog.LevelWarn)}
+	lis = o.REST.apply(s.http, lis)
 	go func() {
 		var err error
 		if o.TLS != nil {
@@ -214,7 +233,8 @@ func (s *Server) serveREST(lis net.Listener, o Options) {
 }
 
 // registerEventMetrics exports the event history's own counters (the
-// reference defines event metrics but never registers them).
+// reference defines event metrics but never registers them) and the SI
+// queue's.
 func (s *Server) registerEventMetrics() {
 	ring := s.events.Ring()
 	s.metrics.Registry().MustRegister(
@@ -228,6 +248,14 @@ func (s *Server) registerEventMetrics() {
 			func() float64 { return float64(s.events.SlowDisconnects()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_event_stream_refused_total", Help: "Event stream requests refused by the stream limits."},
 			func() float64 { return float64(s.events.Refused()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_si_queue_items", Help: "SI items (nodes, applications, asks, allocations, releases) waiting for the scheduler."},
+			func() float64 { return float64(s.svc.QueueStats().Items) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "paddock_si_queue_limit", Help: "The bound of the SI queue in items (0: none)."},
+			func() float64 { return float64(s.svc.QueueStats().Limit) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_si_queue_waits_total", Help: "SI calls that found the queue full and waited."},
+			func() float64 { return float64(s.svc.QueueStats().Waits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "paddock_si_queue_refused_total", Help: "SI calls refused after the queue stayed full for the whole wait."},
+			func() float64 { return float64(s.svc.QueueStats().Refused) }),
 	)
 }
 
@@ -244,11 +272,9 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 	if token == "" || !reads {
 		return h
 	}
-	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		// CORS preflights carry no credentials
-		if r.Method != http.MethodOptions && (!ok || subtle.ConstantTimeCompare([]byte(got), want) != 1) {
+		if r.Method != http.MethodOptions && !bearer.Matches(r.Header.Get("Authorization"), token) {
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="paddock"`)
 			w.WriteHeader(http.StatusUnauthorized)

@@ -97,7 +97,8 @@ func TestEndToEnd(t *testing.T) {
 		`yunikorn_queue_app{partition="default",queue="root.a",state="running"}`:                         1,
 		`yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="allocated"}`: 6000,
 		`yunikorn_queue_container_total{partition="default",queue="root.a",state="allocated"}`:           6,
-		`paddock_event_streams`: 1,
+		`paddock_event_streams`:  1,
+		`paddock_si_queue_limit`: 50000,
 	} {
 		if m[series] != want {
 			t.Errorf("%s = %v, want %v", series, m[series], want)

@@ -188,6 +188,9 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
+	if err := p.boundDemand("allocation "+x.Key, resource.Vector{}, x.Res); err != nil {
+		return err
+	}
 	if x.Created.IsZero() {
 		x.Created = now
 	}
@@ -218,6 +221,13 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 		return fmt.Errorf("allocation %s: unknown in application %s", key, appID)
 	}
 	pending, node := x.Pending(), x.NodeID
+	var old resource.Vector
+	if !x.Linked() {
+		old = x.Res // counted in the demand
+	}
+	if err := p.boundDemand("allocation "+key, old, res); err != nil {
+		return err
+	}
 	delta, err := a.UpdateAsk(key, res)
 	if err != nil {
 		return err
@@ -263,6 +273,9 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	n, ok := p.nodes[x.NodeID]
 	if !ok {
 		return fmt.Errorf("allocation %s: unknown node %s", x.Key, x.NodeID)
+	}
+	if err := p.boundDemand("allocation "+x.Key, resource.Vector{}, x.Res); err != nil {
+		return err
 	}
 	if x.Created.IsZero() {
 		x.Created = now

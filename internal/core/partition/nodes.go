@@ -9,8 +9,9 @@ import (
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
-// AddNode registers a node. Duplicate IDs and negative capacities are
-// rejected and change nothing.
+// AddNode registers a node. Duplicate IDs, negative capacities and a
+// capacity or occupation that would take a partition total above
+// resource.MaxQuantity (bounds.go) are rejected and change nothing.
 func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs map[string]string, schedulable bool) error {
 	if id == "" {
 		return fmt.Errorf("node without ID")
@@ -21,12 +22,20 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	if capacity.HasNegative() || occupied.HasNegative() {
 		return fmt.Errorf("node %s: negative resource", id)
 	}
+	what := "node " + id
+	if err := p.boundCapacity(what, resource.Vector{}, capacity); err != nil {
+		return err
+	}
+	if err := p.boundForeign(what, resource.Vector{}, occupied); err != nil {
+		return err
+	}
 	n := node.New(id, capacity, attrs)
 	n.Occupied = occupied
 	n.Schedulable = schedulable
 	p.nodes[id] = n
 	p.index.Add(n)
 	p.cluster.Inc(capacity)
+	p.occupied.Inc(occupied)
 	p.emitNode(event.Add, event.DetailsNone, id, "", capacity)
 	p.sizeDirty, p.dirty = true, true
 	return nil
@@ -42,8 +51,17 @@ func (p *Partition) UpdateNode(id string, capacity, occupied resource.Vector) er
 	if capacity.HasNegative() || occupied.HasNegative() {
 		return fmt.Errorf("node %s: negative resource", id)
 	}
+	what := "node " + id
+	if err := p.boundCapacity(what, n.Capacity, capacity); err != nil {
+		return err
+	}
+	if err := p.boundForeign(what, n.Occupied, occupied); err != nil {
+		return err
+	}
 	p.cluster.Dec(n.Capacity)
 	p.cluster.Inc(capacity)
+	p.occupied.Dec(n.Occupied)
+	p.occupied.Inc(occupied)
 	if n.Capacity != capacity {
 		p.emitNode(event.Set, event.NodeCapacity, id, "", capacity)
 	}
@@ -95,6 +113,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 	p.index.Remove(n)
 	delete(p.nodes, id)
 	p.cluster.Dec(n.Capacity)
+	p.occupied.Dec(n.Occupied)
 	p.sizeDirty, p.dirty = true, true
 	return nil
 }
@@ -109,11 +128,15 @@ func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 	if res.HasNegative() {
 		return fmt.Errorf("foreign allocation %s: negative resource", key)
 	}
-	if old, ok := n.Foreign[key]; ok {
-		n.Occupied.Dec(old)
+	old := n.Foreign[key]
+	if err := p.boundForeign("foreign allocation "+key, old, res); err != nil {
+		return err
 	}
+	n.Occupied.Dec(old)
+	p.occupied.Dec(old)
 	n.Foreign[key] = res
 	n.Occupied.Inc(res)
+	p.occupied.Inc(res)
 	p.index.Update(n)
 	return nil
 }
@@ -124,6 +147,7 @@ func (p *Partition) RemoveForeign(key string) bool {
 		if res, ok := n.Foreign[key]; ok {
 			delete(n.Foreign, key)
 			n.Occupied.Dec(res)
+			p.occupied.Dec(res)
 			p.index.Update(n)
 			p.dirty = true
 			return true

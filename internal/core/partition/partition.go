@@ -62,8 +62,10 @@ type Partition struct {
 	quotaArmed int
 	quotaNext  time.Time
 	cluster    resource.Vector
-	dirty      bool // something changed that may allow an allocation
-	sizeDirty  bool // cluster size changed since the tree last saw it
+	// occupied is the sum of the nodes' foreign allocations (bounds.go).
+	occupied  resource.Vector
+	dirty     bool // something changed that may allow an allocation
+	sizeDirty bool // cluster size changed since the tree last saw it
 
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.

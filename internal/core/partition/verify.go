@@ -17,10 +17,11 @@ func (p *Partition) Verify() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	var cluster resource.Vector
+	var cluster, occupied resource.Vector
 	nodeAlloc := map[string]resource.Vector{}
 	for id, n := range p.nodes {
 		cluster.Inc(n.Capacity)
+		occupied.Inc(n.Occupied)
 		if !n.Capacity.Sub(n.Occupied).Sub(n.Allocated).Add(n.Allocated).Fits(n.Capacity) {
 			bad("node %s: inconsistent", id)
 		}
@@ -28,6 +29,9 @@ func (p *Partition) Verify() error {
 	}
 	if cluster != p.cluster {
 		bad("cluster %v, nodes sum to %v", p.cluster, cluster)
+	}
+	if occupied != p.occupied {
+		bad("occupied %v, nodes sum to %v", p.occupied, occupied)
 	}
 	leafAlloc := map[string]resource.Vector{}
 	leafPend := map[string]resource.Vector{}

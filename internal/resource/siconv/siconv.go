@@ -16,7 +16,8 @@ import (
 var errNil = errors.New("SI resource is nil")
 
 // Vector converts an SI Resource to a vector, interning new resource names
-// in r. A nil message, a nil quantity, a negative quantity and more resource
+// in r. A nil message, a nil quantity, a negative quantity, a quantity above
+// resource.MaxQuantity and more resource
 // types than the registry can hold are errors naming the offending resource;
 // on error the registry is unchanged. An empty message is the zero vector.
 func Vector(r *resource.Registry, res *si.Resource) (resource.Vector, error) {
@@ -26,7 +27,7 @@ func Vector(r *resource.Registry, res *si.Resource) (resource.Vector, error) {
 		ok := true
 		for name, q := range res.Resources {
 			i, known := r.Index(name)
-			if !known || q == nil || q.Value < 0 {
+			if !known || q == nil || q.Value < 0 || q.Value > resource.MaxQuantity {
 				ok = false
 				break
 			}

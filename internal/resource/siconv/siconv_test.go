@@ -132,3 +132,27 @@ func TestVectorFastPathAllocatesNothing(t *testing.T) {
 		t.Fatalf("Vector allocates %v times per call", n)
 	}
 }
+
+// A quantity above resource.MaxQuantity is rejected whether or not its
+// name is known (the allocation-free path checks it too).
+func TestVectorAboveMaxQuantity(t *testing.T) {
+	r := resource.NewRegistry()
+	if _, err := Vector(r, res(map[string]int64{"gpu": 1})); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"gpu", "fpga"} {
+		_, err := Vector(r, res(map[string]int64{name: resource.MaxQuantity + 1}))
+		if err == nil || !strings.Contains(err.Error(), "above the maximum") {
+			t.Errorf("%s: err = %v, want above the maximum", name, err)
+		}
+	}
+	// a max is saturated, not rejected
+	q, err := Quota(r, res(map[string]int64{"gpu": 1 << 62}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi, _ := r.Index("gpu")
+	if lim, _ := q.Limit(gi); lim != resource.MaxQuantity {
+		t.Errorf("quota limit %d, want MaxQuantity", lim)
+	}
+}

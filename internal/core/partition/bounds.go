@@ -1,0 +1,48 @@
+package partition
+
+import (
+	"fmt"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// The partition keeps three totals at or below resource.MaxQuantity in
+// every type, checked before input is accepted: its capacity (the sum of
+// node capacities), its demand (the sum of every ask and allocation, pending
+// or placed) and its foreign occupation (the sum of foreign allocations).
+// Every other total (a node's, queue's, application's, user's) is part of
+// one of them, so no accepted input can make a total wrap; input that would
+// is rejected with a reason and changes nothing.
+
+// demand is the sum of every ask and allocation in the partition.
+func (p *Partition) demand() resource.Vector {
+	r := p.tree.Root
+	return r.Allocated.Add(r.Pending)
+}
+
+// bound rejects input that would take a partition total above
+// resource.MaxQuantity: total grows by add while old leaves it.
+func (p *Partition) bound(what, total string, sum, old, add resource.Vector) error {
+	i, over := sum.Above(old, add)
+	if !over {
+		return nil
+	}
+	name := p.reg.Name(i)
+	if name == "" {
+		name = fmt.Sprintf("#%d", i)
+	}
+	return fmt.Errorf("%s: %s of resource %q in partition %s would exceed the maximum %d",
+		what, total, name, p.Name, resource.MaxQuantity)
+}
+
+func (p *Partition) boundCapacity(what string, old, add resource.Vector) error {
+	return p.bound(what, "the total capacity", p.cluster, old, add)
+}
+
+func (p *Partition) boundDemand(what string, old, add resource.Vector) error {
+	return p.bound(what, "the total of asks and allocations", p.demand(), old, add)
+}
+
+func (p *Partition) boundForeign(what string, old, add resource.Vector) error {
+	return p.bound(what, "the total of foreign allocations", p.occupied, old, add)
+}

@@ -1,0 +1,131 @@
+package rmproxy
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+)
+
+// The SI service queue holds the requests RMs sent that the service
+// goroutine has not taken yet. It is bounded in SI items (nodes,
+// applications, asks, allocations and releases) so that an RM sending
+// faster than the scheduler applies cannot grow it without limit: a call
+// that finds it full waits for the goroutine to take the queue, up to a
+// bound, and then fails with ErrBusy. Over gRPC the waiting stream stops
+// reading, so flow control slows the RM down. Callbacks run on the service
+// goroutine, the one that takes the queue: an in-process RM that calls
+// UpdateAllocation (or the others) from inside a callback while the queue
+// is full waits the whole wait and gets ErrBusy, so it should hand such
+// calls to another goroutine (gRPC sessions already do).
+const (
+	// DefaultMaxQueued is the default limit of SI items queued.
+	DefaultMaxQueued = 50_000
+	// DefaultQueueWait is how long a call waits for room by default.
+	DefaultQueueWait = 30 * time.Second
+)
+
+// ErrBusy is returned by UpdateNode, UpdateApplication and
+// UpdateAllocation when the service queue stayed full for the whole wait.
+var ErrBusy = errors.New("scheduler service queue is full")
+
+// queueState is the bound of the service queue; the fields up to room are
+// guarded by Service.mu.
+type queueState struct {
+	items int // SI items in the inbox
+	max   int // 0: unbounded
+	wait  time.Duration
+	// room, when not nil, is closed when the inbox is next taken.
+	room chan struct{}
+
+	waits, refused atomic.Uint64
+}
+
+// QueueStats describe the service queue for metrics.
+type QueueStats struct {
+	// Items are the SI items queued, Limit their bound (0: none).
+	Items, Limit int
+	// Waits counts the calls that found the queue full and waited,
+	// Refused those that gave up with ErrBusy.
+	Waits, Refused uint64
+}
+
+// SetQueueLimit bounds the service queue at limit SI items (0 or negative:
+// unbounded) and sets how long a call waits for room before ErrBusy. A
+// request is always accepted into an empty queue, however large. Services
+// made by NewManual are never bounded (Cycle takes the queue).
+func (s *Service) SetQueueLimit(limit int, wait time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue.max, s.queue.wait = max(limit, 0), wait
+}
+
+// QueueStats returns the state of the service queue.
+func (s *Service) QueueStats() QueueStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return QueueStats{Items: s.queue.items, Limit: s.queue.max, Waits: s.queue.waits.Load(), Refused: s.queue.refused.Load()}
+}
+
+// admitLocked waits, with s.mu held (and released while waiting), until n
+// more items fit in the queue. It returns ErrStopped or ErrBusy when they
+// never do.
+func (s *Service) admitLocked(n int) error {
+	var timer *time.Timer
+	for {
+		if s.stopped {
+			return ErrStopped
+		}
+		q := &s.queue
+		if n == 0 || q.max == 0 || s.manual || q.items == 0 || q.items+n <= q.max {
+			return nil
+		}
+		if timer == nil {
+			q.waits.Add(1)
+			timer = time.NewTimer(q.wait)
+			defer timer.Stop()
+		}
+		if q.room == nil {
+			q.room = make(chan struct{})
+		}
+		room, items, limit := q.room, q.items, q.max
+		s.mu.Unlock()
+		select {
+		case <-room:
+		case <-timer.C:
+			q.refused.Add(1)
+			s.mu.Lock()
+			return fmt.Errorf("%w: %d SI items wait, the limit is %d; retry later", ErrBusy, items, limit)
+		case <-s.done:
+		}
+		s.mu.Lock()
+	}
+}
+
+// takeLocked empties the inbox for the service goroutine (s.mu held) and
+// wakes the calls waiting for room.
+func (s *Service) takeLocked() []func(now time.Time) {
+	work := s.inbox
+	s.inbox = nil
+	s.queue.items = 0
+	if s.queue.room != nil {
+		close(s.queue.room)
+		s.queue.room = nil
+	}
+	return work
+}
+
+// Items count the SI items of a request (at least 1).
+func nodeItems(r *si.NodeRequest) int { return max(len(r.Nodes), 1) }
+
+func appItems(r *si.ApplicationRequest) int { return max(len(r.New)+len(r.Remove), 1) }
+
+func allocItems(r *si.AllocationRequest) int {
+	n := len(r.Allocations)
+	if r.Releases != nil {
+		n += len(r.Releases.AllocationsToRelease)
+	}
+	return max(n, 1)
+}

@@ -125,12 +125,14 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 	switch {
 	case e.Type == borg.EventSubmit:
 		if t != nil && (t.sent || t.allocAt >= 0) {
-			return // already pending or running with us
+			t.traceSubmit = now // the trace's own delay counts from here
+			return              // already pending or running with us
 		}
 		if t == nil {
 			t = &task{}
 			s.tasks[id] = t
 		}
+		t.traceSubmit = now
 		t.gen++
 		t.tier = tierOf(s.traceVersion2019(), e.Priority)
 		t.app = s.app(e.JobID, e.User, t.tier)
@@ -155,8 +157,9 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 			return
 		}
 		t.traceRun = now
-		if t.submit > 0 {
-			s.stats.traceDelay(t.tier, now-t.submit)
+		if t.traceSubmit > 0 {
+			s.stats.traceDelay(t.tier, now-t.traceSubmit)
+			t.traceSubmit = -1 // one delay per submission
 		}
 	case e.Type.Ends():
 		if t.ended {

@@ -68,20 +68,24 @@ const rmID = "borg-replay"
 
 // task is the replay's state of one trace task.
 type task struct {
-	key      string
-	app      string
-	tier     int
-	submit   time.Duration // trace time of the current submission
-	traceRun time.Duration // trace SCHEDULE time of the current run, -1 none
-	duration time.Duration // how long the trace ran it, -1 unknown yet
-	ended    bool          // the trace ended this run
-	sent     bool          // the ask went to the scheduler
-	allocAt  time.Duration // when our scheduler placed it, -1 not yet
-	node     string
-	gen      int // submission count, part of the ask key
-	cpu, mem float64
-	prio     int32
-	recover  string // machine of a task running at trace start
+	key    string
+	app    string
+	tier   int
+	submit time.Duration // trace time of the current submission
+	// traceSubmit is the trace time of the trace's latest SUBMIT not yet
+	// followed by a SCHEDULE, -1 none: the trace's own delay counts from
+	// it even when the replay still holds an earlier submission.
+	traceSubmit time.Duration
+	traceRun    time.Duration // trace SCHEDULE time of the current run, -1 none
+	duration    time.Duration // how long the trace ran it, -1 unknown yet
+	ended       bool          // the trace ended this run
+	sent        bool          // the ask went to the scheduler
+	allocAt     time.Duration // when our scheduler placed it, -1 not yet
+	node        string
+	gen         int // submission count, part of the ask key
+	cpu, mem    float64
+	prio        int32
+	recover     string // machine of a task running at trace start
 }
 
 // release is a scheduled end of a running task.

@@ -3,6 +3,26 @@
 // drives the engine only through the in-process SI API (a goroutine-free
 // rmproxy service it cycles itself), holds no scheduling logic, and
 // records what the scheduler decided for the report.
+//
+// # Fidelity
+//
+// A replay's baseline is only worth comparing against if it reproduces the
+// cell it replays. Summary.Fidelity compares, per priority tier, the
+// replay's scheduling delays (trace SUBMIT to the cycle that placed the
+// task) with the trace's own (the same SUBMIT to the trace's SCHEDULE):
+//
+//   - KS: the two-sample Kolmogorov-Smirnov statistic, the largest gap
+//     between the two empirical CDFs (0 the same distribution, 1 disjoint);
+//   - LogRatio: the mean over p50, p90 and p99 of |log10(ours/trace)|, both
+//     floored at FidelityFloor (1 s, one default cycle), so 1 means a
+//     factor of 10 on average;
+//   - Within: p50 and p90 both within WithinFactor (3x) of the trace's, or
+//     within WithinSlack (10 s) where the trace's value is under 10 s.
+//
+// The run's fidelity score is 1 minus the tiers' KS weighted by the
+// trace's task count per tier: 1 when every tier's delays are distributed
+// as the trace's. A tier the trace has but the replay never placed counts
+// as KS 1; a tier without trace delays is shown but not scored.
 package replay
 
 import (

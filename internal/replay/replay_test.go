@@ -123,4 +123,13 @@ func TestReplayExcerptWindow(t *testing.T) {
 	if !strings.Contains(string(HTML(s)), "<svg") {
 		t.Fatal("report has no plots")
 	}
+	// the fidelity table is in the summary and the report, with a score
+	// between 0 and 1 over the tiers the trace has delays for
+	f := s.Fidelity()
+	if len(f.Tiers) == 0 || f.Score <= 0 || f.Score > 1 {
+		t.Fatalf("fidelity %+v", f)
+	}
+	if !strings.Contains(s.String(), "fidelity score") || !strings.Contains(string(HTML(s)), "Fidelity score") {
+		t.Fatal("no fidelity score in the summary or the report")
+	}
 }

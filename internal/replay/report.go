@@ -12,8 +12,9 @@ import (
 func renderHTML(s *Summary) []byte {
 	var b bytes.Buffer
 	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"><title>Paddock trace replay</title>")
-	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg{background:#fff;border:1px solid #ddd;margin:0.5em 0;max-width:100%;height:auto}</style></head><body>")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg{background:#fff;border:1px solid #ddd;margin:0.5em 0;max-width:100%;height:auto}table.fid{border-collapse:collapse;font-size:14px}table.fid td,table.fid th{border:1px solid #ddd;padding:3px 8px;text-align:right}table.fid td:first-child{text-align:left}.yes{color:#1a7f37}.no{color:#c62828}.note{font-size:13px;color:#555}</style></head><body>")
 	b.WriteString("<h1>Paddock trace replay</h1>")
+	b.WriteString(FidelityHTML(s))
 	fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(s.String()))
 	b.WriteString(ChartsHTML(s))
 	if s.Format == "2019" {
@@ -23,6 +24,48 @@ func renderHTML(s *Summary) []byte {
 	}
 	b.WriteString("</body></html>\n")
 	return b.Bytes()
+}
+
+// FidelityHTML renders the fidelity table: per tier the delay quantiles of
+// the replay and the trace, the KS statistic, the log-ratio, whether p50 and
+// p90 are close, and the run's fidelity score.
+func FidelityHTML(s *Summary) string {
+	f := s.Fidelity()
+	var b bytes.Buffer
+	b.WriteString("<h2>Fidelity to the trace</h2>")
+	if len(f.Tiers) == 0 {
+		b.WriteString("<p>No scheduling delays to compare.</p>")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "<p>Fidelity score <b>%.3f</b> (1 = the replay's delay distributions are the trace's; 1 &minus; the KS statistic weighted by the trace's tasks per tier), mean log-ratio %.2f.</p>", f.Score, f.LogRatio)
+	b.WriteString(`<table class="fid"><thead><tr><th>tier</th><th>Paddock tasks</th><th>p50</th><th>p90</th><th>p99</th><th>trace tasks</th><th>p50</th><th>p90</th><th>p99</th><th>KS</th><th>log-ratio</th><th>p50 &amp; p90 close</th></tr></thead><tbody>`)
+	for i, t := range tiers {
+		ours, theirs := s.Delays[i], s.TraceDelays[i]
+		var tf *TierFidelity
+		for j := range f.Tiers {
+			if f.Tiers[j].Tier == t.name {
+				tf = &f.Tiers[j]
+			}
+		}
+		if tf == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td>", t.name,
+			len(ours), fmtD(Percentile(ours, 50)), fmtD(Percentile(ours, 90)), fmtD(Percentile(ours, 99)),
+			len(theirs), fmtD(Percentile(theirs, 50)), fmtD(Percentile(theirs, 90)), fmtD(Percentile(theirs, 99)))
+		if !tf.Compared {
+			b.WriteString("<td>&ndash;</td><td>&ndash;</td><td>no trace delays</td></tr>")
+			continue
+		}
+		mark := `<span class="no">no</span>`
+		if tf.Within {
+			mark = `<span class="yes">yes</span>`
+		}
+		fmt.Fprintf(&b, "<td>%.3f</td><td>%.2f</td><td>%s</td></tr>", tf.KS, tf.LogRatio, mark)
+	}
+	b.WriteString("</tbody></table>")
+	fmt.Fprintf(&b, "<p class=\"note\">Delays: submission to placement (Paddock) and the trace's SUBMIT to its SCHEDULE (Borg). KS: the largest gap between the two delay CDFs (0 same, 1 disjoint). Log-ratio: mean |log<sub>10</sub>(Paddock/trace)| of p50, p90 and p99, both counted from 1 s (1 = a factor of 10). Close: p50 and p90 within %gx of the trace's, or within %s where the trace's value is under %[2]s.</p>", WithinFactor, fmtD(WithinSlack))
+	return b.String()
 }
 
 // ChartsHTML renders the report's plots as an HTML fragment: allocated

@@ -117,13 +117,38 @@ func (s *Summary) finish(sm *sim, wall time.Duration, st borg.Stats) {
 
 // Percentile returns the p-th percentile (0-100) of ds, 0 for none.
 func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
 	c := slices.Clone(ds)
 	slices.Sort(c)
-	i := int(p / 100 * float64(len(c)-1))
-	return c[i]
+	return sortedPercentile(c, p)
+}
+
+// delayLegend explains the delay table under it.
+const delayLegend = `  paddock: from the task's submission in the trace to the scheduling cycle that placed it
+  (cycles every -interval of trace time); trace: from the same SUBMIT to the trace's own
+  SCHEDULE, what the Borg scheduler took. Tasks running at trace start are not counted.
+`
+
+// writeFidelity prints the fidelity table: per tier, the distance between
+// the replay's delays and the trace's, and the run's score.
+func (s *Summary) writeFidelity(b *strings.Builder) {
+	f := s.Fidelity()
+	if len(f.Tiers) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nfidelity to the trace    KS    log-ratio   p50 & p90 within %gx (or %s)\n", WithinFactor, fmtD(WithinSlack))
+	for _, t := range f.Tiers {
+		if !t.Compared {
+			fmt.Fprintf(b, "  %-12s        -            -   (no trace delays)\n", t.Tier)
+			continue
+		}
+		yes := "no"
+		if t.Within {
+			yes = "yes"
+		}
+		fmt.Fprintf(b, "  %-12s     %5.3f    %6.2f      %s\n", t.Tier, t.KS, t.LogRatio, yes)
+	}
+	fmt.Fprintf(b, "  fidelity score %.3f (1 - KS weighted by trace tasks; 1 = the trace's delays), mean log-ratio %.2f\n", f.Score, f.LogRatio)
+	b.WriteString("  KS: largest gap between the two delay CDFs (0 same, 1 disjoint); log-ratio: mean |log10(paddock/trace)|\n  of p50, p90, p99 from 1s up (1 = a factor of 10)\n")
 }
 
 func all(dss [][]time.Duration) []time.Duration {
@@ -221,6 +246,8 @@ func (s *Summary) String() string {
 			row(t.name, s.Delays[i], s.TraceDelays[i])
 		}
 	}
+	b.WriteString(delayLegend)
+	s.writeFidelity(&b)
 	if n := len(s.Series); n > 0 {
 		fmt.Fprintf(&b, "\nallocated share of the cluster over time (CPU / memory):\n")
 		step := max(1, n/8)

@@ -71,6 +71,10 @@ type Options struct {
 	// Verify checks the engine's invariants after every cycle (slow; for
 	// tests). The first violation ends the replay with an error.
 	Verify bool
+
+	// tickIdle cycles at every interval even when nothing can happen (the
+	// replay before idle skipping; tests compare the two).
+	tickIdle bool
 }
 
 // Defaults: 1.0 normalised CPU is a 64-core machine, 1.0 memory 256 GiB.
@@ -279,6 +283,8 @@ func (s *sim) loop(st *borg.Stream) error {
 			next += s.opts.Interval
 			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
 				next = t // nothing to do in between: jump
+			} else if t > next {
+				next = s.skipIdle(next, t, &nextSample)
 			}
 		}
 		s.handle(ev, t)
@@ -293,12 +299,53 @@ func (s *sim) loop(st *borg.Stream) error {
 	if s.opts.End > 0 {
 		end = max(end, s.opts.End)
 	}
-	for at := next; at <= end; at += s.opts.Interval {
+	for at := next; at <= end; {
 		s.releasesUntil(at)
 		flush(at)
+		at = s.skipIdle(at+s.opts.Interval, end+1, &nextSample)
 	}
 	s.now = end
 	return nil
+}
+
+// skipIdle returns the first cycle time on the grid next, next+Interval,
+// ... at which something can happen: the trace's next event at until, the
+// next task end, or the scheduler's next timer. The cycles skipped would
+// have decided nothing: nothing is queued for the scheduler and it has
+// nothing to retry (not dirty). The samples due at the skipped cycles are
+// taken now, from the unchanged state.
+func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) time.Duration {
+	q := &s.queued
+	if s.opts.tickIdle || s.initial != nil || len(q.nodes)+len(q.apps)+len(q.asks)+len(q.release) > 0 {
+		return next
+	}
+	target := until
+	if len(s.rel) > 0 {
+		target = min(target, s.rel.peek().at)
+	}
+	if target <= next {
+		return next
+	}
+	var dirty bool
+	var timer time.Time
+	s.svc.Inspect(func(e *engine.Engine) { dirty, timer = e.Dirty(), e.NextTimer() })
+	if dirty {
+		return next
+	}
+	if !timer.IsZero() {
+		target = min(target, timer.Sub(epoch))
+	}
+	if target <= next {
+		return next
+	}
+	iv := s.opts.Interval
+	to := next + (target-next+iv-1)/iv*iv
+	for *nextSample <= to-iv {
+		s.stats.sample(s, *nextSample)
+		*nextSample += s.opts.Sample
+	}
+	s.stats.Skipped += int((to - next) / iv)
+	return to
 }
 
 func (s *sim) advance(at time.Duration) {
@@ -326,6 +373,7 @@ func (s *sim) cycle() {
 	}
 	*q = queuedReqs{}
 	s.svc.Cycle()
+	s.stats.Cycles++
 	if len(s.placed) > 0 {
 		s.queueDelays()
 	}

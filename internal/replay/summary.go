@@ -40,6 +40,10 @@ type Summary struct {
 	PendingAtEnd, RunningAtEnd int
 	Malformed                  int64
 
+	// Cycles counts the scheduling cycles run; Skipped the cycles on the
+	// interval grid skipped because nothing could happen in them.
+	Cycles, Skipped int
+
 	// Preempted counts allocations the scheduler released as preempted
 	// (PREEMPTED_BY_SCHEDULER); they are not in Lost.
 	Preempted int
@@ -234,6 +238,7 @@ func (s *Summary) String() string {
 	}
 	fmt.Fprintf(&b, "wall time      %s: %.0f scheduler decisions/s, simulated time %.0fx faster than real time\n",
 		s.Wall.Round(time.Millisecond), s.DecisionsPerSecond(), s.SpeedUp())
+	fmt.Fprintf(&b, "cycles         %d scheduling cycles (%d idle ones skipped)\n", s.Cycles, s.Skipped)
 	fmt.Fprintf(&b, "\nscheduling delay (submit to allocation)    paddock: p50 / p90 / p99        trace: p50 / p90 / p99\n")
 	row := func(name string, ours, theirs []time.Duration) {
 		fmt.Fprintf(&b, "  %-12s %7d tasks   %8s %8s %8s   %7d tasks %8s %8s %8s\n", name, len(ours),

@@ -55,11 +55,30 @@ type Options struct {
 	// CPUScale and MemScale turn the trace's normalised capacities and
 	// requests into integer resources: millicores and bytes for 1.0.
 	CPUScale, MemScale float64
-	// CPUOvercommit multiplies the CPU capacity of every node. Borg
-	// overcommits CPU: the tasks running at the start of the 2011 trace
-	// request about 103% of the cell's CPU, so without overcommit no new
-	// task could ever start. Default 1.5; 1 disables it.
+	// Model is the resource model (see Model): ModelReclaim (default)
+	// or ModelLimits, the replay's behaviour before reclamation.
+	Model Model
+	// ProdReservation and NonProdReservation are the reclaim model's
+	// shares of a request the scheduler is asked for (zero: the
+	// defaults DefaultProdReservation, DefaultNonProdReservation).
+	ProdReservation, NonProdReservation Reservation
+	// CPUOvercommit multiplies the CPU capacity of every node. The tasks
+	// running at the start of the 2011 trace request about 103% of the
+	// cell's CPU, so charged their full requests no new task could ever
+	// start: the limits model overcommits by DefaultCPUOvercommit (1.5).
+	// 0 is the model's default (reclaim: 1, none).
 	CPUOvercommit float64
+	// MemOvercommit multiplies the memory capacity of every node
+	// (0: DefaultMemOvercommit, 1).
+	MemOvercommit float64
+	// SubmitLatency is how long after its submission in the trace a task's
+	// ask reaches the scheduler (see Model); the reclaim model's default is
+	// DefaultSubmitLatency, the limits model's 0. Negative: none.
+	SubmitLatency time.Duration
+	// TaskLatency spaces the asks of one job submitted together: each
+	// reaches the scheduler TaskLatency after the job's previous one (the
+	// reclaim model's default DefaultTaskLatency; negative: none).
+	TaskLatency time.Duration
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -94,6 +113,8 @@ const rmID = "borg-replay"
 type task struct {
 	key    string
 	app    string
+	job    int64
+	user   string // the trace's user of the submission, "" none
 	tier   int
 	submit time.Duration // trace time of the current submission
 	// traceSubmit is the trace time of the trace's latest SUBMIT not yet
@@ -103,7 +124,8 @@ type task struct {
 	traceRun    time.Duration // trace SCHEDULE time of the current run, -1 none
 	duration    time.Duration // how long the trace ran it, -1 unknown yet
 	ended       bool          // the trace ended this run
-	sent        bool          // the ask went to the scheduler
+	sent        bool          // submitted to the scheduler (maybe still held)
+	held        bool          // sent, but waiting out SubmitLatency
 	allocAt     time.Duration // when our scheduler placed it, -1 not yet
 	node        string
 	gen         int // submission count, part of the ask key
@@ -145,6 +167,8 @@ type sim struct {
 	apps      map[int64]string // job ID -> application ID
 	appJob    map[string]int64
 	rel       releaseHeap
+	held      releaseHeap              // asks waiting out the submission latency
+	jobBusy   map[string]time.Duration // application -> when its next held ask may go
 	relSeq    uint64
 	log       hash.Hash
 	logOut    io.Writer
@@ -188,9 +212,7 @@ func Run(opts Options) (*Summary, error) {
 	if opts.MemScale <= 0 {
 		opts.MemScale = DefaultMemScale
 	}
-	if opts.CPUOvercommit <= 0 {
-		opts.CPUOvercommit = DefaultCPUOvercommit
-	}
+	opts.setModelDefaults()
 	if opts.Sample <= 0 {
 		opts.Sample = time.Minute
 	}
@@ -223,6 +245,7 @@ func Run(opts Options) (*Summary, error) {
 		jobUsers: map[int64]string{},
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
+		jobBusy:  map[string]time.Duration{},
 	}
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
@@ -279,6 +302,7 @@ func (s *sim) loop(st *borg.Stream) error {
 		for t > next {
 			// the interval is complete: its releases, then a cycle
 			s.releasesUntil(next)
+			s.deliverUntil(next)
 			flush(next)
 			next += s.opts.Interval
 			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
@@ -301,6 +325,7 @@ func (s *sim) loop(st *borg.Stream) error {
 	}
 	for at := next; at <= end; {
 		s.releasesUntil(at)
+		s.deliverUntil(at)
 		flush(at)
 		at = s.skipIdle(at+s.opts.Interval, end+1, &nextSample)
 	}
@@ -322,6 +347,9 @@ func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) tim
 	target := until
 	if len(s.rel) > 0 {
 		target = min(target, s.rel.peek().at)
+	}
+	if len(s.held) > 0 {
+		target = min(target, s.held.peek().at)
 	}
 	if target <= next {
 		return next
@@ -442,6 +470,22 @@ func (s *sim) releasesUntil(at time.Duration) {
 		t.allocAt = -1
 		t.sent = false
 		s.stats.running--
+	}
+}
+
+// deliverUntil queues the asks whose submission latency is over by at.
+func (s *sim) deliverUntil(at time.Duration) {
+	for len(s.held) > 0 && s.held.peek().at <= at {
+		h := heap.Pop(&s.held).(release)
+		if t := h.t; t.gen == h.gen && t.held {
+			t.held = false
+			if _, ok := s.appJob[t.app]; !ok {
+				// the application completed while the ask was held:
+				// create it again, as a new submission would
+				t.app = s.app(t.job, t.user, t.tier)
+			}
+			s.queueAsk(t)
+		}
 	}
 }
 

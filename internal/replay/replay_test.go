@@ -59,7 +59,9 @@ func fixture(t *testing.T) string {
 
 func TestReplayFixture(t *testing.T) {
 	var log bytes.Buffer
-	s, err := Run(Options{Trace: fixture(t), End: 900 * time.Second, Log: &log, Verify: true, CPUOvercommit: 1})
+	// the limits model: asks reach the scheduler at once, charged their
+	// requests (TestModelReclaim covers the default model)
+	s, err := Run(Options{Trace: fixture(t), End: 900 * time.Second, Log: &log, Verify: true, Model: ModelLimits, CPUOvercommit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

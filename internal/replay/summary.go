@@ -24,6 +24,7 @@ type Sample struct {
 // Summary is what a replay measured.
 type Summary struct {
 	Trace      string
+	Model      string        // the resource model and its parameters
 	Format     string        // "2011" or "2019"
 	Start, End time.Duration // trace time replayed
 	Wall       time.Duration
@@ -72,6 +73,7 @@ func Tiers() []string {
 func newSummary(o Options) *Summary {
 	return &Summary{
 		Trace:       o.Trace,
+		Model:       o.ModelString(),
 		Start:       o.Start,
 		Delays:      make([][]time.Duration, len(tiers)),
 		TraceDelays: make([][]time.Duration, len(tiers)),
@@ -214,6 +216,7 @@ func fmtD(d time.Duration) string {
 func (s *Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
+	fmt.Fprintf(&b, "model          %s\n", s.Model)
 	fmt.Fprintf(&b, "nodes          %d (%d rejected, %d machines without capacity skipped)\n", s.Nodes, s.RejectedNodes, s.SkippedMachines)
 	fmt.Fprintf(&b, "jobs           %d applications of %d users\n", s.Jobs, s.Users)
 	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",

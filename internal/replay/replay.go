@@ -23,6 +23,23 @@
 // trace's task count per tier: 1 when every tier's delays are distributed
 // as the trace's. A tier the trace has but the replay never placed counts
 // as KS 1; a tier without trace delays is shown but not scored.
+//
+// # Resource model
+//
+// Options.Model says what the scheduler is asked for (see Model): by
+// default (ModelReclaim) prod tiers their requests and non-prod tiers an
+// estimated reservation, after a submission latency, as Borg schedules
+// non-prod work in resources reclaimed from what prod reserved but does
+// not use; ModelLimits is the replay before the model. Its parameters are
+// assumptions calibrated on the bundled 2011 window.
+//
+// # Virtual time
+//
+// The replay cycles the scheduler on a grid of Options.Interval, but only
+// where something can happen: a trace event, a task end, an ask's
+// submission latency ending or a scheduler timer. Idle cycles are skipped
+// with the same decisions (the same decision-log hash) as ticking every
+// interval.
 package replay
 
 import (

@@ -37,7 +37,7 @@ type TierFidelity struct {
 	KS float64
 	// LogRatio is the mean over p50, p90 and p99 of |log10(ours/trace)|,
 	// both floored at FidelityFloor: 0 is equal, 1 is a factor of 10 on
-	// average.
+	// average; 0 when either side has no delays (KS says how far).
 	LogRatio float64
 	// Within: p50 and p90 are both within a factor of WithinFactor of the
 	// trace's, or within WithinSlack of it where the trace's value is under

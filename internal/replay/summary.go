@@ -131,7 +131,8 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 // delayLegend explains the delay table under it.
 const delayLegend = `  paddock: from the task's submission in the trace to the scheduling cycle that placed it
   (cycles every -interval of trace time); trace: from the same SUBMIT to the trace's own
-  SCHEDULE, what the Borg scheduler took. Tasks running at trace start are not counted.
+  SCHEDULE, what the Borg scheduler took. Only tasks submitted in the window count (not those
+  running or pending at trace start).
 `
 
 // writeFidelity prints the fidelity table: per tier, the distance between
@@ -151,7 +152,11 @@ func (s *Summary) writeFidelity(b *strings.Builder) {
 		if t.Within {
 			yes = "yes"
 		}
-		fmt.Fprintf(b, "  %-12s     %5.3f    %6.2f      %s\n", t.Tier, t.KS, t.LogRatio, yes)
+		lr := fmt.Sprintf("%6.2f", t.LogRatio)
+		if t.Ours == 0 {
+			lr = "     -" // nothing placed: no quantiles to compare
+		}
+		fmt.Fprintf(b, "  %-12s     %5.3f    %s      %s\n", t.Tier, t.KS, lr, yes)
 	}
 	fmt.Fprintf(b, "  fidelity score %.3f (1 - KS weighted by trace tasks; 1 = the trace's delays), mean log-ratio %.2f\n", f.Score, f.LogRatio)
 	b.WriteString("  KS: largest gap between the two delay CDFs (0 same, 1 disjoint); log-ratio: mean |log10(paddock/trace)|\n  of p50, p90, p99 from 1s up (1 = a factor of 10)\n")

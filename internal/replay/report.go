@@ -96,9 +96,36 @@ func ChartsHTML(s *Summary) string {
 		qs = append(qs, series{name, palette[i%len(palette)], func(x Sample) float64 { return x.Queues[name] }})
 	}
 	b.WriteString(lineChart(s.Series, qs, 1, true, "allocated CPU (% of the cluster)"))
+	b.WriteString(queueDelayTable(s))
 	b.WriteString("<h2>Scheduling delay per tier</h2>")
 	b.WriteString("<p class=\"note\">Share of the tier's tasks placed within a delay; solid: Paddock, dashed: the trace's own delays.</p>")
 	b.WriteString(cdfChart(s))
+	return b.String()
+}
+
+// queueDelayTable lists the delays per leaf queue the placement rules
+// chose, with a bar of each queue's share of the placed tasks.
+func queueDelayTable(s *Summary) string {
+	if len(s.QueueDelays) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(s.QueueDelays))
+	total := 0
+	for q, ds := range s.QueueDelays {
+		names = append(names, q)
+		total += len(ds)
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	b.WriteString("<h2>Scheduling delay per queue</h2>")
+	b.WriteString(`<table class="fid"><thead><tr><th>queue</th><th>tasks placed</th><th>share of placements</th><th>p50</th><th>p90</th><th>p99</th></tr></thead><tbody>`)
+	for _, q := range names {
+		ds := s.QueueDelays[q]
+		share := float64(len(ds)) / float64(max(1, total))
+		fmt.Fprintf(&b, `<tr><td>%s</td><td>%d</td><td><svg width="120" height="10" viewBox="0 0 120 10"><rect width="120" height="10" fill="#eee"/><rect width="%.1f" height="10" fill="#1f77b4"><title>%.1f%%</title></rect></svg> %.1f%%</td><td>%s</td><td>%s</td><td>%s</td></tr>`,
+			html.EscapeString(q), len(ds), 120*share, 100*share, 100*share, fmtD(Percentile(ds, 50)), fmtD(Percentile(ds, 90)), fmtD(Percentile(ds, 99)))
+	}
+	b.WriteString("</tbody></table>")
 	return b.String()
 }
 

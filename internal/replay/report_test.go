@@ -22,6 +22,7 @@ func TestReportReadable(t *testing.T) {
 		">0%<", ">50%<", ">100%<", ">1s<", // tick labels
 		">CPU<", ">memory<", ">Paddock<", ">trace<", ">batch<", // legends
 		"<title>batch, Paddock: p50", "<title>CPU at ", // hover values
+		"<h2>Scheduling delay per queue</h2>", "<td>root.batch</td>", // per-queue delays
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)

@@ -81,8 +81,8 @@ func TestTightQueueMax(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(string(HTML(r)), "<svg") {
-		t.Error("report has no plots")
+	if page := string(HTML(r)); !strings.Contains(page, "<svg") || strings.Count(page, "Fidelity score") != 2 {
+		t.Error("report lacks the plots or a fidelity table per side")
 	}
 }
 

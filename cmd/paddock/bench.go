@@ -23,12 +23,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	asks := fs.Int("asks", 0, "only scenarios with this many asks (0: all of 10000, 100000)")
 	quick := fs.Bool("quick", false, "a small smoke run (100 nodes, 2000 asks)")
 	warmup := fs.Bool("warmup", true, "run the first scenario once unreported, so the process's heap has grown before measuring")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: paddock bench [-nodes N] [-asks N] [-quick]")
-		return exitUsage
+	describe(fs, "paddock bench [options]",
+		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
+			"nodes and pending asks, each scheduled to completion, printing allocations per second.")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	var scs []bench.Scenario
 	if *quick {

@@ -31,10 +31,14 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Float64("jobs-per-hour", 0, "job arrivals per hour per cell (default 3300 per 12,000 machines)")
 	fill := fs.Float64("initial-fill", gen.DefaultInitialFill, "share of the CPU requested by tasks running at trace start (0 for none)")
 	shard := fs.Int64("shard-rows", gen.DefaultShardRows, "rows per shard file")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	describe(fs, "paddock generate -out DIR [options]",
+		"Writes a synthetic Google Borg trace in the exact shape of the 2019 trace's BigQuery JSON export\n"+
+			"(machine_events, collection_events, instance_events shards), calibrated to published figures of the\n"+
+			"2019 cells. The same options give byte-identical files. Replay it with paddock replay -trace DIR -end 0.")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
-	if fs.NArg() != 0 || *out == "" {
+	if *out == "" {
 		fmt.Fprintln(stderr, "usage: paddock generate -out DIR [-seed N] [-hours H] [-machines M] [-cells a,b,...]")
 		return exitUsage
 	}

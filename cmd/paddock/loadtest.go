@@ -39,7 +39,11 @@ func runLoadtest(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	if fs.NArg() != 0 || *readers < 0 || *duration <= 0 || *nodes <= 0 || *outstanding <= 0 {
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "paddock loadtest: unexpected argument %q: loadtest takes options only; see 'paddock loadtest -h'\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *readers < 0 || *duration <= 0 || *nodes <= 0 || *outstanding <= 0 {
 		fs.Usage()
 		return exitUsage
 	}

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -78,4 +80,36 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "  %-14s %s\n", "help", "print this text")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'paddock <subcommand> -h' for a subcommand's options.")
+}
+
+// describe makes -h of a subcommand's flag set print its usage line, a
+// description and its options.
+func describe(fs *flag.FlagSet, usageLine, description string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintln(w, "Usage: "+usageLine)
+		fmt.Fprintln(w, description)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Options:")
+		fs.PrintDefaults()
+	}
+}
+
+// parseFlags parses a subcommand's arguments, which are flags only. It
+// returns the exit code and whether the subcommand should stop: -h
+// printed the description (exit 0), a bad flag or a stray positional
+// argument is a usage error, said clearly.
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
+		return exitUsage, true
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(fs.Output(), "paddock %s: unexpected argument %q: %s takes options only (-name value); see 'paddock %[1]s -h'\n",
+			fs.Name(), fs.Arg(0), fs.Name())
+		return exitUsage, true
+	}
+	return exitOK, false
 }

@@ -16,25 +16,52 @@ type replayFlags struct {
 	trace, start, end *string
 	interval          *time.Duration
 	overcommit        *float64
+	memOvercommit     *float64
+	model             *string
+	reserveCPU        *float64
+	reserveMem        *float64
+	prodCPU, prodMem  *float64
+	latency           *time.Duration
+	taskLatency       *time.Duration
 	quiet             *bool
 }
 
 func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 	return &replayFlags{
-		trace:      fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
-		start:      fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
-		end:        fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
-		interval:   fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
-		quiet:      fs.Bool("quiet", false, "no progress output"),
-		overcommit: fs.Float64("cpu-overcommit", replay.DefaultCPUOvercommit, "multiply node CPU capacity (Borg overcommits CPU; 1 = none)"),
+		trace:         fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
+		start:         fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
+		end:           fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
+		interval:      fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
+		quiet:         fs.Bool("quiet", false, "no progress output"),
+		overcommit:    fs.Float64("cpu-overcommit", 0, fmt.Sprintf("multiply node CPU capacity (0: the model's default, reclaim 1, limits %g)", replay.DefaultCPUOvercommit)),
+		memOvercommit: fs.Float64("mem-overcommit", replay.DefaultMemOvercommit, "multiply node memory capacity"),
+		model:         fs.String("model", string(replay.ModelReclaim), "resource model: reclaim (non-prod tasks ask for an estimated reservation, prod for its limit, as Borg schedules) or limits (every task asks for its full request, the replay before reclamation)"),
+		reserveCPU:    fs.Float64("reserve-cpu", replay.DefaultNonProdReservation.CPU, "reclaim model: share of a non-prod (free, batch, mid) task's CPU request it asks for"),
+		reserveMem:    fs.Float64("reserve-mem", replay.DefaultNonProdReservation.Mem, "reclaim model: share of a non-prod task's memory request it asks for"),
+		prodCPU:       fs.Float64("prod-reserve-cpu", replay.DefaultProdReservation.CPU, "reclaim model: share of a prod (production, monitoring) task's CPU request it asks for"),
+		prodMem:       fs.Float64("prod-reserve-mem", replay.DefaultProdReservation.Mem, "reclaim model: share of a prod task's memory request it asks for"),
+		taskLatency:   fs.Duration("task-latency", 0, fmt.Sprintf("spacing of one job's tasks on their way to the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultTaskLatency)),
+		latency:       fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
 
 // options checks the flags and turns them into replay options. On a
 // problem it says so on stderr and returns the exit code.
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
-	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit}
+	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
+		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency}
 	var err error
+	if opts.Model, err = replay.ParseModel(*f.model); err != nil {
+		fmt.Fprintf(stderr, "paddock %s: %v\n", cmd, err)
+		return opts, exitUsage
+	}
+	for _, v := range []float64{*f.overcommit, *f.memOvercommit, *f.reserveCPU, *f.reserveMem, *f.prodCPU, *f.prodMem} {
+		if v < 0 || v > 100 {
+			fmt.Fprintf(stderr, "paddock %s: overcommit and reservation factors must be between 0 and 100, not %g\n", cmd, v)
+			return opts, exitUsage
+		}
+	}
 	if opts.Start, err = traceTime(*f.start); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: %v\n", cmd, err)
 		return opts, exitUsage

@@ -46,12 +46,13 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	cfgFile := fs.String("config", "", "queues.yaml to schedule with (default: one queue per priority tier)")
 	html := fs.String("html", "out/replay.html", "write the HTML report here (\"\" for none)")
 	logFile := fs.String("log", "", "write the decision log here")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: paddock replay [flags]")
-		return exitUsage
+	describe(fs, "paddock replay [options]",
+		"Replays a Google Borg cluster trace (2011 CSV or 2019 JSON export; default: the bundled 2011 excerpt)\n"+
+			"through the scheduler on virtual time and prints what it did: tasks scheduled, the scheduling delay per\n"+
+			"priority tier beside the trace's own, the fidelity to the trace, the cluster allocation over time and\n"+
+			"a hash of the decisions. Writes an HTML report (-html).")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
 	opts, code := rf.options("replay", stderr)
 	if code != exitOK {

@@ -15,7 +15,7 @@ func TestReplayCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{"running at trace start recovered", "scheduler decisions/s", "decision log sha256", "report"} {
+	for _, want := range []string{"running at trace start recovered", "scheduler decisions/s", "fidelity score", "decision log sha256", "report"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q:\n%s", want, out.String())
 		}

@@ -65,7 +65,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "paddock serve: unexpected argument %q: serve takes options only; see 'paddock serve -h'\n", fs.Arg(0))
 		return exitUsage
 	}
 	if (*cert == "") != (*key == "") {

@@ -30,11 +30,16 @@ func runWhatif(args []string, stdout, stderr io.Writer) int {
 	b := fs.String("b", "", "queues.yaml of configuration B (\"default\" as for -a)")
 	html := fs.String("html", "", "write an HTML report with both replays side by side here")
 	rf := addReplayFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	describe(fs, "paddock whatif -a A.yaml -b B.yaml [options]",
+		"Replays one trace under two queue configurations side by side and prints both with their differences:\n"+
+			"tasks scheduled and pending, preemptions, CPU and memory allocation, scheduling delays per tier and\n"+
+			"per queue, and both decision-log hashes. \"default\" names the replay's own configuration. Takes the\n"+
+			"replay's trace, window and model options.")
+	if code, stop := parseFlags(fs, args); stop {
+		return code
 	}
-	if fs.NArg() != 0 || *a == "" || *b == "" {
-		fmt.Fprintln(stderr, "usage: paddock whatif -a A.yaml -b B.yaml [replay flags: -trace, -start, -end, -interval, -cpu-overcommit]")
+	if *a == "" || *b == "" {
+		fmt.Fprintln(stderr, "usage: paddock whatif -a A.yaml -b B.yaml [replay flags: -trace, -start, -end, -interval, -model, -cpu-overcommit, ...]")
 		return exitUsage
 	}
 	opts, code := rf.options("whatif", stderr)

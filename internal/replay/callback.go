@@ -27,8 +27,12 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		s.stats.pendingNow--
 		s.stats.running++
 		s.stats.Scheduled++
-		s.stats.delay(t.tier, s.now-t.submit)
-		s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
+		if t.submit > 0 {
+			// submitted in the window: a delay to compare with the trace's
+			// (those pending at trace start waited for an unknown time)
+			s.stats.delay(t.tier, s.now-t.submit)
+			s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
+		}
 		s.decision("alloc", t.key, t.node)
 		if t.ended {
 			if t.duration < 0 {

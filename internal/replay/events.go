@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"strconv"
@@ -58,7 +59,7 @@ func (s *sim) machine(m borg.MachineEvent) {
 		}
 		s.nodes[m.MachineID] = true
 		s.queued.nodes = append(s.queued.nodes, &si.NodeInfo{NodeID: id, Action: si.NodeInfo_CREATE,
-			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory), Attributes: map[string]string{"si/hostname": id}})
+			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory*s.opts.MemOvercommit), Attributes: map[string]string{"si/hostname": id}})
 	case borg.MachineRemove:
 		if !s.nodes[m.MachineID] {
 			return
@@ -70,7 +71,7 @@ func (s *sim) machine(m borg.MachineEvent) {
 			return
 		}
 		s.queued.nodes = append(s.queued.nodes, &si.NodeInfo{NodeID: id, Action: si.NodeInfo_UPDATE,
-			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory)})
+			SchedulableResource: s.resources(m.CPU*s.opts.CPUOvercommit, m.Memory*s.opts.MemOvercommit)})
 	}
 }
 
@@ -125,15 +126,18 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 	switch {
 	case e.Type == borg.EventSubmit:
 		if t != nil && (t.sent || t.allocAt >= 0) {
-			return // already pending or running with us
+			t.traceSubmit = now // the trace's own delay counts from here
+			return              // already pending or running with us
 		}
 		if t == nil {
 			t = &task{}
 			s.tasks[id] = t
 		}
+		t.traceSubmit = now
 		t.gen++
 		t.tier = tierOf(s.traceVersion2019(), e.Priority)
 		t.app = s.app(e.JobID, e.User, t.tier)
+		t.job, t.user = e.JobID, e.User
 		t.key = fmt.Sprintf("%d-%d-%d", e.JobID, e.TaskIndex, t.gen)
 		t.submit, t.traceRun, t.duration, t.ended, t.allocAt, t.node = now, -1, -1, false, -1, ""
 		t.cpu, t.mem, t.prio = e.CPURequest, e.MemRequest, e.Priority
@@ -155,8 +159,9 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 			return
 		}
 		t.traceRun = now
-		if t.submit > 0 {
-			s.stats.traceDelay(t.tier, now-t.submit)
+		if t.traceSubmit > 0 {
+			s.stats.traceDelay(t.tier, now-t.traceSubmit)
+			t.traceSubmit = -1 // one delay per submission
 		}
 	case e.Type.Ends():
 		if t.ended {
@@ -180,21 +185,39 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 	}
 }
 
-// send queues the ask of a task.
+// send submits the ask of a task: queued for the next cycle, or held for
+// the submission latency when the task was submitted in the window.
 func (s *sim) send(t *task) {
 	t.sent = true
+	s.stats.Submitted++
+	s.stats.pendingNow++
+	if s.opts.SubmitLatency > 0 && t.submit > 0 {
+		// the job's tasks reach the scheduler one after another, each
+		// TaskLatency after the previous one
+		at := max(t.submit+s.opts.SubmitLatency, s.jobBusy[t.app])
+		s.jobBusy[t.app] = at + s.opts.TaskLatency
+		t.held = true
+		s.relSeq++
+		heap.Push(&s.held, release{at: at, seq: s.relSeq, t: t, gen: t.gen})
+		return
+	}
+	s.queueAsk(t)
+}
+
+// queueAsk queues the ask of a task for the next cycle.
+func (s *sim) queueAsk(t *task) {
 	s.queued.asks = append(s.queued.asks, &si.Allocation{
 		AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio,
 		ResourcePerAlloc: s.askResources(t),
 	})
-	s.stats.Submitted++
-	s.stats.pendingNow++
 }
 
-// askResources turns a task's request into resources; an empty request
-// becomes the smallest positive one (the scheduler refuses empty asks).
+// askResources turns a task's request into resources, its tier's share of
+// it under the resource model; an empty request becomes the smallest
+// positive one (the scheduler refuses empty asks).
 func (s *sim) askResources(t *task) *si.Resource {
-	r := s.resources(t.cpu, t.mem)
+	rs := s.opts.reservation(t.tier)
+	r := s.resources(t.cpu*rs.CPU, t.mem*rs.Mem)
 	if r.Resources["vcore"].Value <= 0 {
 		r.Resources["vcore"].Value = 1
 		s.stats.ZeroRequests++
@@ -206,10 +229,12 @@ func (s *sim) askResources(t *task) *si.Resource {
 }
 
 func (s *sim) withdraw(t *task) {
-	s.queued.release = append(s.queued.release, &si.AllocationRelease{
-		ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
-	})
-	t.sent = false
+	if !t.held { // a held ask never reached the scheduler
+		s.queued.release = append(s.queued.release, &si.AllocationRelease{
+			ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
+		})
+	}
+	t.sent, t.held = false, false
 	delete(s.byKey, t.key)
 	s.stats.Withdrawn++
 	s.stats.pendingNow--

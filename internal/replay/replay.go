@@ -3,6 +3,43 @@
 // drives the engine only through the in-process SI API (a goroutine-free
 // rmproxy service it cycles itself), holds no scheduling logic, and
 // records what the scheduler decided for the report.
+//
+// # Fidelity
+//
+// A replay's baseline is only worth comparing against if it reproduces the
+// cell it replays. Summary.Fidelity compares, per priority tier, the
+// replay's scheduling delays (trace SUBMIT to the cycle that placed the
+// task) with the trace's own (the same SUBMIT to the trace's SCHEDULE):
+//
+//   - KS: the two-sample Kolmogorov-Smirnov statistic, the largest gap
+//     between the two empirical CDFs (0 the same distribution, 1 disjoint);
+//   - LogRatio: the mean over p50, p90 and p99 of |log10(ours/trace)|, both
+//     floored at FidelityFloor (1 s, one default cycle), so 1 means a
+//     factor of 10 on average;
+//   - Within: p50 and p90 both within WithinFactor (3x) of the trace's, or
+//     within WithinSlack (10 s) where the trace's value is under 10 s.
+//
+// The run's fidelity score is 1 minus the tiers' KS weighted by the
+// trace's task count per tier: 1 when every tier's delays are distributed
+// as the trace's. A tier the trace has but the replay never placed counts
+// as KS 1; a tier without trace delays is shown but not scored.
+//
+// # Resource model
+//
+// Options.Model says what the scheduler is asked for (see Model): by
+// default (ModelReclaim) prod tiers their requests and non-prod tiers an
+// estimated reservation, after a submission latency, as Borg schedules
+// non-prod work in resources reclaimed from what prod reserved but does
+// not use; ModelLimits is the replay before the model. Its parameters are
+// assumptions calibrated on the bundled 2011 window.
+//
+// # Virtual time
+//
+// The replay cycles the scheduler on a grid of Options.Interval, but only
+// where something can happen: a trace event, a task end, an ask's
+// submission latency ending or a scheduler timer. Idle cycles are skipped
+// with the same decisions (the same decision-log hash) as ticking every
+// interval.
 package replay
 
 import (
@@ -35,11 +72,30 @@ type Options struct {
 	// CPUScale and MemScale turn the trace's normalised capacities and
 	// requests into integer resources: millicores and bytes for 1.0.
 	CPUScale, MemScale float64
-	// CPUOvercommit multiplies the CPU capacity of every node. Borg
-	// overcommits CPU: the tasks running at the start of the 2011 trace
-	// request about 103% of the cell's CPU, so without overcommit no new
-	// task could ever start. Default 1.5; 1 disables it.
+	// Model is the resource model (see Model): ModelReclaim (default)
+	// or ModelLimits, the replay's behaviour before reclamation.
+	Model Model
+	// ProdReservation and NonProdReservation are the reclaim model's
+	// shares of a request the scheduler is asked for (zero: the
+	// defaults DefaultProdReservation, DefaultNonProdReservation).
+	ProdReservation, NonProdReservation Reservation
+	// CPUOvercommit multiplies the CPU capacity of every node. The tasks
+	// running at the start of the 2011 trace request about 103% of the
+	// cell's CPU, so charged their full requests no new task could ever
+	// start: the limits model overcommits by DefaultCPUOvercommit (1.5).
+	// 0 is the model's default (reclaim: 1, none).
 	CPUOvercommit float64
+	// MemOvercommit multiplies the memory capacity of every node
+	// (0: DefaultMemOvercommit, 1).
+	MemOvercommit float64
+	// SubmitLatency is how long after its submission in the trace a task's
+	// ask reaches the scheduler (see Model); the reclaim model's default is
+	// DefaultSubmitLatency, the limits model's 0. Negative: none.
+	SubmitLatency time.Duration
+	// TaskLatency spaces the asks of one job submitted together: each
+	// reaches the scheduler TaskLatency after the job's previous one (the
+	// reclaim model's default DefaultTaskLatency; negative: none).
+	TaskLatency time.Duration
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -51,6 +107,10 @@ type Options struct {
 	// Verify checks the engine's invariants after every cycle (slow; for
 	// tests). The first violation ends the replay with an error.
 	Verify bool
+
+	// tickIdle cycles at every interval even when nothing can happen (the
+	// replay before idle skipping; tests compare the two).
+	tickIdle bool
 }
 
 // Defaults: 1.0 normalised CPU is a 64-core machine, 1.0 memory 256 GiB.
@@ -68,20 +128,27 @@ const rmID = "borg-replay"
 
 // task is the replay's state of one trace task.
 type task struct {
-	key      string
-	app      string
-	tier     int
-	submit   time.Duration // trace time of the current submission
-	traceRun time.Duration // trace SCHEDULE time of the current run, -1 none
-	duration time.Duration // how long the trace ran it, -1 unknown yet
-	ended    bool          // the trace ended this run
-	sent     bool          // the ask went to the scheduler
-	allocAt  time.Duration // when our scheduler placed it, -1 not yet
-	node     string
-	gen      int // submission count, part of the ask key
-	cpu, mem float64
-	prio     int32
-	recover  string // machine of a task running at trace start
+	key    string
+	app    string
+	job    int64
+	user   string // the trace's user of the submission, "" none
+	tier   int
+	submit time.Duration // trace time of the current submission
+	// traceSubmit is the trace time of the trace's latest SUBMIT not yet
+	// followed by a SCHEDULE, -1 none: the trace's own delay counts from
+	// it even when the replay still holds an earlier submission.
+	traceSubmit time.Duration
+	traceRun    time.Duration // trace SCHEDULE time of the current run, -1 none
+	duration    time.Duration // how long the trace ran it, -1 unknown yet
+	ended       bool          // the trace ended this run
+	sent        bool          // submitted to the scheduler (maybe still held)
+	held        bool          // sent, but waiting out SubmitLatency
+	allocAt     time.Duration // when our scheduler placed it, -1 not yet
+	node        string
+	gen         int // submission count, part of the ask key
+	cpu, mem    float64
+	prio        int32
+	recover     string // machine of a task running at trace start
 }
 
 // release is a scheduled end of a running task.
@@ -117,6 +184,8 @@ type sim struct {
 	apps      map[int64]string // job ID -> application ID
 	appJob    map[string]int64
 	rel       releaseHeap
+	held      releaseHeap              // asks waiting out the submission latency
+	jobBusy   map[string]time.Duration // application -> when its next held ask may go
 	relSeq    uint64
 	log       hash.Hash
 	logOut    io.Writer
@@ -160,9 +229,7 @@ func Run(opts Options) (*Summary, error) {
 	if opts.MemScale <= 0 {
 		opts.MemScale = DefaultMemScale
 	}
-	if opts.CPUOvercommit <= 0 {
-		opts.CPUOvercommit = DefaultCPUOvercommit
-	}
+	opts.setModelDefaults()
 	if opts.Sample <= 0 {
 		opts.Sample = time.Minute
 	}
@@ -195,6 +262,7 @@ func Run(opts Options) (*Summary, error) {
 		jobUsers: map[int64]string{},
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
+		jobBusy:  map[string]time.Duration{},
 	}
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
@@ -251,10 +319,13 @@ func (s *sim) loop(st *borg.Stream) error {
 		for t > next {
 			// the interval is complete: its releases, then a cycle
 			s.releasesUntil(next)
+			s.deliverUntil(next)
 			flush(next)
 			next += s.opts.Interval
 			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
 				next = t // nothing to do in between: jump
+			} else if t > next {
+				next = s.skipIdle(next, t, &nextSample)
 			}
 		}
 		s.handle(ev, t)
@@ -269,12 +340,57 @@ func (s *sim) loop(st *borg.Stream) error {
 	if s.opts.End > 0 {
 		end = max(end, s.opts.End)
 	}
-	for at := next; at <= end; at += s.opts.Interval {
+	for at := next; at <= end; {
 		s.releasesUntil(at)
+		s.deliverUntil(at)
 		flush(at)
+		at = s.skipIdle(at+s.opts.Interval, end+1, &nextSample)
 	}
 	s.now = end
 	return nil
+}
+
+// skipIdle returns the first cycle time on the grid next, next+Interval,
+// ... at which something can happen: the trace's next event at until, the
+// next task end, or the scheduler's next timer. The cycles skipped would
+// have decided nothing: nothing is queued for the scheduler and it has
+// nothing to retry (not dirty). The samples due at the skipped cycles are
+// taken now, from the unchanged state.
+func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) time.Duration {
+	q := &s.queued
+	if s.opts.tickIdle || s.initial != nil || len(q.nodes)+len(q.apps)+len(q.asks)+len(q.release) > 0 {
+		return next
+	}
+	target := until
+	if len(s.rel) > 0 {
+		target = min(target, s.rel.peek().at)
+	}
+	if len(s.held) > 0 {
+		target = min(target, s.held.peek().at)
+	}
+	if target <= next {
+		return next
+	}
+	var dirty bool
+	var timer time.Time
+	s.svc.Inspect(func(e *engine.Engine) { dirty, timer = e.Dirty(), e.NextTimer() })
+	if dirty {
+		return next
+	}
+	if !timer.IsZero() {
+		target = min(target, timer.Sub(epoch))
+	}
+	if target <= next {
+		return next
+	}
+	iv := s.opts.Interval
+	to := next + (target-next+iv-1)/iv*iv
+	for *nextSample <= to-iv {
+		s.stats.sample(s, *nextSample)
+		*nextSample += s.opts.Sample
+	}
+	s.stats.Skipped += int((to - next) / iv)
+	return to
 }
 
 func (s *sim) advance(at time.Duration) {
@@ -302,6 +418,7 @@ func (s *sim) cycle() {
 	}
 	*q = queuedReqs{}
 	s.svc.Cycle()
+	s.stats.Cycles++
 	if len(s.placed) > 0 {
 		s.queueDelays()
 	}
@@ -370,6 +487,22 @@ func (s *sim) releasesUntil(at time.Duration) {
 		t.allocAt = -1
 		t.sent = false
 		s.stats.running--
+	}
+}
+
+// deliverUntil queues the asks whose submission latency is over by at.
+func (s *sim) deliverUntil(at time.Duration) {
+	for len(s.held) > 0 && s.held.peek().at <= at {
+		h := heap.Pop(&s.held).(release)
+		if t := h.t; t.gen == h.gen && t.held {
+			t.held = false
+			if _, ok := s.appJob[t.app]; !ok {
+				// the application completed while the ask was held:
+				// create it again, as a new submission would
+				t.app = s.app(t.job, t.user, t.tier)
+			}
+			s.queueAsk(t)
+		}
 	}
 }
 

@@ -59,7 +59,9 @@ func fixture(t *testing.T) string {
 
 func TestReplayFixture(t *testing.T) {
 	var log bytes.Buffer
-	s, err := Run(Options{Trace: fixture(t), End: 900 * time.Second, Log: &log, Verify: true, CPUOvercommit: 1})
+	// the limits model: asks reach the scheduler at once, charged their
+	// requests (TestModelReclaim covers the default model)
+	s, err := Run(Options{Trace: fixture(t), End: 900 * time.Second, Log: &log, Verify: true, Model: ModelLimits, CPUOvercommit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +124,14 @@ func TestReplayExcerptWindow(t *testing.T) {
 	}
 	if !strings.Contains(string(HTML(s)), "<svg") {
 		t.Fatal("report has no plots")
+	}
+	// the fidelity table is in the summary and the report, with a score
+	// between 0 and 1 over the tiers the trace has delays for
+	f := s.Fidelity()
+	if len(f.Tiers) == 0 || f.Score <= 0 || f.Score > 1 {
+		t.Fatalf("fidelity %+v", f)
+	}
+	if !strings.Contains(s.String(), "fidelity score") || !strings.Contains(string(HTML(s)), "Fidelity score") {
+		t.Fatal("no fidelity score in the summary or the report")
 	}
 }

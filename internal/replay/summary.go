@@ -24,6 +24,7 @@ type Sample struct {
 // Summary is what a replay measured.
 type Summary struct {
 	Trace      string
+	Model      string        // the resource model and its parameters
 	Format     string        // "2011" or "2019"
 	Start, End time.Duration // trace time replayed
 	Wall       time.Duration
@@ -39,6 +40,10 @@ type Summary struct {
 	Rejections                 map[string]Rejection
 	PendingAtEnd, RunningAtEnd int
 	Malformed                  int64
+
+	// Cycles counts the scheduling cycles run; Skipped the cycles on the
+	// interval grid skipped because nothing could happen in them.
+	Cycles, Skipped int
 
 	// Preempted counts allocations the scheduler released as preempted
 	// (PREEMPTED_BY_SCHEDULER); they are not in Lost.
@@ -68,6 +73,7 @@ func Tiers() []string {
 func newSummary(o Options) *Summary {
 	return &Summary{
 		Trace:       o.Trace,
+		Model:       o.ModelString(),
 		Start:       o.Start,
 		Delays:      make([][]time.Duration, len(tiers)),
 		TraceDelays: make([][]time.Duration, len(tiers)),
@@ -117,13 +123,43 @@ func (s *Summary) finish(sm *sim, wall time.Duration, st borg.Stats) {
 
 // Percentile returns the p-th percentile (0-100) of ds, 0 for none.
 func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
 	c := slices.Clone(ds)
 	slices.Sort(c)
-	i := int(p / 100 * float64(len(c)-1))
-	return c[i]
+	return sortedPercentile(c, p)
+}
+
+// delayLegend explains the delay table under it.
+const delayLegend = `  paddock: from the task's submission in the trace to the scheduling cycle that placed it
+  (cycles every -interval of trace time); trace: from the same SUBMIT to the trace's own
+  SCHEDULE, what the Borg scheduler took. Only tasks submitted in the window count (not those
+  running or pending at trace start).
+`
+
+// writeFidelity prints the fidelity table: per tier, the distance between
+// the replay's delays and the trace's, and the run's score.
+func (s *Summary) writeFidelity(b *strings.Builder) {
+	f := s.Fidelity()
+	if len(f.Tiers) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nfidelity to the trace    KS    log-ratio   p50 & p90 within %gx (or %s)\n", WithinFactor, fmtD(WithinSlack))
+	for _, t := range f.Tiers {
+		if !t.Compared {
+			fmt.Fprintf(b, "  %-12s        -            -   (no trace delays)\n", t.Tier)
+			continue
+		}
+		yes := "no"
+		if t.Within {
+			yes = "yes"
+		}
+		lr := fmt.Sprintf("%6.2f", t.LogRatio)
+		if t.Ours == 0 {
+			lr = "     -" // nothing placed: no quantiles to compare
+		}
+		fmt.Fprintf(b, "  %-12s     %5.3f    %s      %s\n", t.Tier, t.KS, lr, yes)
+	}
+	fmt.Fprintf(b, "  fidelity score %.3f (1 - KS weighted by trace tasks; 1 = the trace's delays), mean log-ratio %.2f\n", f.Score, f.LogRatio)
+	b.WriteString("  KS: largest gap between the two delay CDFs (0 same, 1 disjoint); log-ratio: mean |log10(paddock/trace)|\n  of p50, p90, p99 from 1s up (1 = a factor of 10)\n")
 }
 
 func all(dss [][]time.Duration) []time.Duration {
@@ -185,6 +221,7 @@ func fmtD(d time.Duration) string {
 func (s *Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
+	fmt.Fprintf(&b, "model          %s\n", s.Model)
 	fmt.Fprintf(&b, "nodes          %d (%d rejected, %d machines without capacity skipped)\n", s.Nodes, s.RejectedNodes, s.SkippedMachines)
 	fmt.Fprintf(&b, "jobs           %d applications of %d users\n", s.Jobs, s.Users)
 	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",
@@ -209,6 +246,7 @@ func (s *Summary) String() string {
 	}
 	fmt.Fprintf(&b, "wall time      %s: %.0f scheduler decisions/s, simulated time %.0fx faster than real time\n",
 		s.Wall.Round(time.Millisecond), s.DecisionsPerSecond(), s.SpeedUp())
+	fmt.Fprintf(&b, "cycles         %d scheduling cycles (%d idle ones skipped)\n", s.Cycles, s.Skipped)
 	fmt.Fprintf(&b, "\nscheduling delay (submit to allocation)    paddock: p50 / p90 / p99        trace: p50 / p90 / p99\n")
 	row := func(name string, ours, theirs []time.Duration) {
 		fmt.Fprintf(&b, "  %-12s %7d tasks   %8s %8s %8s   %7d tasks %8s %8s %8s\n", name, len(ours),
@@ -221,6 +259,8 @@ func (s *Summary) String() string {
 			row(t.name, s.Delays[i], s.TraceDelays[i])
 		}
 	}
+	b.WriteString(delayLegend)
+	s.writeFidelity(&b)
 	if n := len(s.Series); n > 0 {
 		fmt.Fprintf(&b, "\nallocated share of the cluster over time (CPU / memory):\n")
 		step := max(1, n/8)

@@ -270,6 +270,21 @@ func (e *Engine) Verify() error {
 	return errors.Join(errs...)
 }
 
+// Dirty reports whether a step could allocate something without new
+// input: some partition changed since its last pass. With Dirty false and
+// no input, a step before NextTimer decides nothing, so a virtual-time
+// driver may skip to the next input or timer.
+func (e *Engine) Dirty() bool {
+	for _, id := range e.RMs() {
+		for _, p := range e.rms[id].Partitions() {
+			if p.Dirty() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // NextTimer returns the earliest time any partition has timed work, or the
 // zero time when none has.
 func (e *Engine) NextTimer() time.Time {

@@ -239,12 +239,22 @@ func (t *Tree) Remove(q *Queue) bool {
 func (t *Tree) SetCluster(capacity resource.Vector) {
 	t.cluster = capacity
 	t.Root.Max = resource.QuotaOf(capacity)
-	t.refresh()
+	// the leaves' pending-ask counts per priority do not depend on the
+	// cluster's size and are kept up to date as asks come and go: only
+	// the fair maxima, shares and orderings need recomputing (recounting
+	// every allocation of every application made each node change cost
+	// O(allocations))
+	t.refreshWith(false)
 }
 
 // refresh recomputes fair maxima, shares, priorities and every ordering
-// from scratch (after a configuration change or a cluster size change).
-func (t *Tree) refresh() {
+// from scratch (after a configuration change).
+func (t *Tree) refresh() { t.refreshWith(true) }
+
+// refreshWith recomputes fair maxima, shares and every ordering; recount
+// also recounts the leaves' pending asks per priority from their
+// applications.
+func (t *Tree) refreshWith(recount bool) {
 	var walk func(q *Queue)
 	walk = func(q *Queue) {
 		if q.Parent == nil {
@@ -261,15 +271,19 @@ func (t *Tree) refresh() {
 		}
 		q.maxPrio = minPrio
 		if q.Leaf {
-			q.prios = map[int32]int{}
+			if recount {
+				q.prios = map[int32]int{}
+			}
 			for _, a := range q.apps {
 				a.QueueIndex = -1
-				a.Each(func(x *app.Allocation) bool {
-					if x.Pending() {
-						q.count(x.Priority, 1)
-					}
-					return true
-				})
+				if recount {
+					a.Each(func(x *app.Allocation) bool {
+						if x.Pending() {
+							q.count(x.Priority, 1)
+						}
+						return true
+					})
+				}
 				q.placeApp(a)
 			}
 		} else {

@@ -1,0 +1,27 @@
+package replay
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkReplayExcerpt replays the default window of the bundled trace
+// (93 minutes of trace time) with the default model; the README's "about
+// 10 seconds" and the 30 s budget for all bundled task events (-end 0,
+// BenchmarkReplayExcerptAll) on 2 cores are measured here.
+func BenchmarkReplayExcerpt(b *testing.B) { benchReplay(b, 5598*time.Second) }
+
+// BenchmarkReplayExcerptAll replays every bundled task event and the
+// machine table to its end (29 days of trace time, mostly idle).
+func BenchmarkReplayExcerptAll(b *testing.B) { benchReplay(b, 0) }
+
+func benchReplay(b *testing.B, end time.Duration) {
+	for b.Loop() {
+		s, err := Run(Options{Trace: "../../traces/google-2011-excerpt", End: end})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(s.Scheduled), "scheduled/op")
+		b.ReportMetric(s.Fidelity().Score, "fidelity")
+	}
+}

@@ -26,5 +26,5 @@ if [ -z "${PADDOCK_SKIP_K8SHIM:-}" ] && [ -f "$shim/go.mod" ]; then
   echo "== the YuniKorn shim's suite on Paddock (scripts/k8shim-test)"
   bash scripts/k8shim-test "$shim"
 else
-  echo "== the YuniKorn shim's suite: skipped (no shim source at $shim)"
+  echo "== the YuniKorn shim's suite: skipped (PADDOCK_SKIP_K8SHIM set, or no shim source at $shim)"
 fi

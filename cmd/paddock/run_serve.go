@@ -43,6 +43,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	token := fs.String("token", "", "bearer token required on every gRPC call and the sensitive REST endpoints (visible in ps: prefer -token-file or $PADDOCK_TOKEN)")
 	tokenFile := fs.String("token-file", "", "read the bearer token from this file (surrounding white space ignored)")
 	tokenReads := fs.Bool("token-reads", false, "require the token on every REST request, reads included")
+	uiDir := fs.String("ui", "", "serve a web UI build (e.g. the YuniKorn web UI's files) from this directory at / on the REST address")
 	cfgFile := fs.String("config", "", "queues.yaml for resource managers that register without a configuration")
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
 	siQueue := fs.Int("si-queue-limit", rmproxy.DefaultMaxQueued, "SI items (nodes, applications, asks, allocations, releases) queued for the scheduler before RM calls wait (negative: unbounded)")
@@ -79,7 +80,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, UIDir: *uiDir, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
 	tok, err := tokenOf(*token, *tokenFile, os.Getenv("PADDOCK_TOKEN"))
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)

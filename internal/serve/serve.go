@@ -62,6 +62,9 @@ type Options struct {
 	// sensitive REST endpoints (config, validate-conf, /debug) must carry
 	// ("Authorization: Bearer <token>").
 	Token string
+	// UIDir, when set, is a web UI build (the YuniKorn web UI's files)
+	// served at / on the REST address.
+	UIDir string
 	// TokenForReads extends the token to every REST request, reads
 	// included (the YuniKorn web UI then needs a proxy that adds it).
 	TokenForReads bool
@@ -103,6 +106,7 @@ const DefaultSnapshotMaxAge = 250 * time.Millisecond
 type Server struct {
 	svc     *rmproxy.Service
 	api     api.SchedulerAPI // svc, with the default configuration
+	uiDir   string
 	grpc    *grpcserver.Server
 	http    *http.Server
 	events  *events.Service
@@ -144,7 +148,12 @@ func Start(o Options) (*Server, error) {
 			return nil, fmt.Errorf("serve: initial configuration: %w", err)
 		}
 	}
-	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1)}
+	if o.UIDir != "" {
+		if err := checkUI(o.UIDir); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1), uiDir: o.UIDir}
 	s.svc = rmproxy.New(o.Clock)
 	if o.SnapshotMaxAge == 0 {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
@@ -269,6 +278,9 @@ func (s *Server) handler(token string, reads bool) http.Handler {
 		LogLevel: s.logs.Level(logging.Root).String(), EventStreams: s.eventStreams,
 	})
 	h = &responseCache{next: h, src: s.svc}
+	if s.uiDir != "" {
+		h = withUI(h, s.uiDir)
+	}
 	if token == "" || !reads {
 		return h
 	}

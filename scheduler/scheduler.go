@@ -39,6 +39,9 @@ type Options struct {
 	// RESTAddr serves the /ws/v1 REST API, metrics and events on this TCP
 	// address (YuniKorn's is ":9080"); "" serves none.
 	RESTAddr string
+	// UIDir, with RESTAddr, serves a web UI build (such as the YuniKorn
+	// web UI's files) at / on the REST address.
+	UIDir string
 	// GRPCAddr serves the SI gRPC service for remote RMs; "" serves none.
 	GRPCAddr string
 	// TLS, when set, serves REST and gRPC over TLS.
@@ -69,7 +72,7 @@ func Start(o Options) (*Scheduler, error) {
 	}
 	srv, err := serve.Start(serve.Options{
 		RESTAddr: o.RESTAddr, GRPCAddr: o.GRPCAddr, TLS: o.TLS, Token: o.Token,
-		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge,
+		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

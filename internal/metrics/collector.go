@@ -12,7 +12,7 @@ import (
 var (
 	appTotalStates = []string{"running", "resuming", "failing", "completing", "completed", "failed"}
 	queueAppStates = []string{"new", "accepted", "running", "rejected", "failing", "failed", "resuming", "completing", "completed"}
-	queueResStates = []string{"guaranteed", "max", "allocated", "pending"}
+	queueResStates = []string{"guaranteed", "max", "allocated", "pending", "preempting"}
 	bucketNames    = []string{"[0,10%]", "(10%,20%]", "(20%,30%]", "(30%,40%]", "(40%,50%]",
 		"(50%,60%]", "(60%,70%]", "(70%,80%]", "(80%,90%]", "(90%,100%]"}
 )
@@ -23,7 +23,7 @@ var (
 		"Nodes by state: active (schedulable), draining, decommissioned (removed since start), failed (always 0).", []string{"state"}, nil)
 	queueAppDesc = prometheus.NewDesc(QueueApp, "A queue's applications by state.", []string{"partition", "queue", "state"}, nil)
 	queueResDesc = prometheus.NewDesc(QueueResource,
-		"A queue's resources: guaranteed, max, allocated, pending, and maxRunningApps (resource apps).", []string{"partition", "queue", "state", "resource"}, nil)
+		"A queue's resources: guaranteed, max, allocated, pending, preempting (held by its victims being preempted), and maxRunningApps (resource apps).", []string{"partition", "queue", "state", "resource"}, nil)
 )
 
 // stateCollector produces the state gauges at scrape time. It is an

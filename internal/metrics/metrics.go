@@ -43,6 +43,7 @@ type Metrics struct {
 	nodesRemoved    atomic.Int64
 	queueTerminal   *prometheus.CounterVec
 	queueContainers *prometheus.CounterVec
+	refQueues       map[string]*prometheus.CounterVec // by queue path (Count only)
 
 	// per-label children resolved once, so the hook does no lookups;
 	// queues is only touched by Count (the service goroutine)
@@ -51,21 +52,30 @@ type Metrics struct {
 	appNew, appAccepted, appRejected prometheus.Counter
 }
 
-// Names of the metrics (reference §6; _seconds where the reference says
-// _milliseconds but observes seconds).
+// Names of the metrics (reference §6, exactly: the two latency histograms
+// are named _milliseconds and observe seconds, as the reference's do, so
+// dashboards written for YuniKorn read them unchanged).
 const (
 	nsScheduler       = "yunikorn_scheduler_"
 	AllocationAttempt = nsScheduler + "container_allocation_attempt_total"
 	AppSubmission     = nsScheduler + "application_submission_total"
 	AppTotal          = nsScheduler + "application_total"
 	NodeGauge         = nsScheduler + "node"
-	SchedulingLatency = nsScheduler + "scheduling_latency_seconds"
-	SchedulingCycle   = nsScheduler + "scheduling_cycle_seconds"
+	SchedulingLatency = nsScheduler + "scheduling_latency_milliseconds"
+	SchedulingCycle   = nsScheduler + "scheduling_cycle_milliseconds"
 	QueueApp          = "yunikorn_queue_app"
 	QueueAppTotal     = "yunikorn_queue_app_total"
 	QueueResource     = "yunikorn_queue_resource"
 	QueueContainer    = "yunikorn_queue_container_total"
 )
+
+// QueueContainerName is the reference's per-queue container counter:
+// yunikorn_<sanitised queue path>_queue_container (state allocated or
+// released), one metric name per queue. Paddock exports it beside
+// QueueContainer, which carries the queue as a label.
+func QueueContainerName(queue string) string {
+	return "yunikorn_" + sanitise(queue) + "_queue_container"
+}
 
 // NodeUsageName is the node usage gauge of a resource:
 // yunikorn_scheduler_<sanitised resource>_node_usage_total.
@@ -89,15 +99,15 @@ func New(src Source, log *slog.Logger) *Metrics {
 	if log == nil {
 		log = slog.Default()
 	}
-	m := &Metrics{reg: prometheus.NewRegistry(), src: src, log: log, queues: map[rmproxy.QueueKey]*queueCounters{}}
+	m := &Metrics{reg: prometheus.NewRegistry(), src: src, log: log, queues: map[rmproxy.QueueKey]*queueCounters{}, refQueues: map[string]*prometheus.CounterVec{}}
 	m.allocAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: AllocationAttempt,
 		Help: "Allocation attempts by outcome: allocated, released, rejected; error counts failed commits (none in Paddock)."}, []string{"state"})
 	m.submissions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: AppSubmission,
 		Help: "Applications submitted (new) and what became of them (accepted, rejected)."}, []string{"result"})
 	m.cycle = prometheus.NewHistogram(prometheus.HistogramOpts{Name: SchedulingCycle,
-		Help: "Duration of every scheduling step (timers and a pass over every partition), in seconds.", Buckets: LatencyBuckets})
+		Help: "Duration of every scheduling step (timers and a pass over every partition), in seconds (the name is the reference's).", Buckets: LatencyBuckets})
 	m.latency = prometheus.NewHistogram(prometheus.HistogramOpts{Name: SchedulingLatency,
-		Help: "Duration of the scheduling steps that made at least one allocation, in seconds.", Buckets: LatencyBuckets})
+		Help: "Duration of the scheduling steps that made at least one allocation, in seconds (the name is the reference's).", Buckets: LatencyBuckets})
 	m.queueTerminal = prometheus.NewCounterVec(prometheus.CounterOpts{Name: QueueAppTotal,
 		Help: "Applications of a queue that completed, failed or were rejected; kept after the queue is removed."}, []string{"partition", "queue", "state"})
 	m.queueContainers = prometheus.NewCounterVec(prometheus.CounterOpts{Name: QueueContainer,
@@ -158,16 +168,20 @@ func (m *Metrics) Count(t *rmproxy.Tally) {
 		c := m.queues[k]
 		if c == nil {
 			c = &queueCounters{
-				allocated: m.queueContainers.WithLabelValues(k.Partition, k.Queue, "allocated"),
-				released:  m.queueContainers.WithLabelValues(k.Partition, k.Queue, "released"),
+				allocated: multi{m.queueContainers.WithLabelValues(k.Partition, k.Queue, "allocated")},
+				released:  multi{m.queueContainers.WithLabelValues(k.Partition, k.Queue, "released")},
 				completed: m.queueTerminal.WithLabelValues(k.Partition, k.Queue, "completed"),
 				failed:    m.queueTerminal.WithLabelValues(k.Partition, k.Queue, "failed"),
 				rejected:  m.queueTerminal.WithLabelValues(k.Partition, k.Queue, "rejected"),
 			}
+			if ref := m.refQueueCounter(k.Queue); ref != nil {
+				c.allocated = append(c.allocated, ref.WithLabelValues("allocated"))
+				c.released = append(c.released, ref.WithLabelValues("released"))
+			}
 			m.queues[k] = c
 		}
-		add(c.allocated, q.Allocated)
-		add(c.released, q.Released)
+		c.allocated.add(q.Allocated)
+		c.released.add(q.Released)
 		add(c.completed, q.Completed)
 		add(c.failed, q.Failed)
 		add(c.rejected, q.Rejected)
@@ -177,7 +191,37 @@ func (m *Metrics) Count(t *rmproxy.Tally) {
 // queueCounters are one queue's counters; they are kept after the queue
 // goes, as the counters are.
 type queueCounters struct {
-	allocated, released, completed, failed, rejected prometheus.Counter
+	allocated, released         multi
+	completed, failed, rejected prometheus.Counter
+}
+
+// multi is one count kept in several counters.
+type multi []prometheus.Counter
+
+func (c multi) add(n int) {
+	if n > 0 {
+		for _, x := range c {
+			x.Add(float64(n))
+		}
+	}
+}
+
+// refQueueCounter registers (once per queue path) the reference's counter
+// named after the queue; queues of several partitions with one path share
+// it, as they would in the reference. Nil when the name cannot be
+// registered.
+func (m *Metrics) refQueueCounter(queue string) *prometheus.CounterVec {
+	if v, ok := m.refQueues[queue]; ok {
+		return v
+	}
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: QueueContainerName(queue),
+		Help: "Allocations made on (allocated) and released from (released) queue " + queue + " (the reference's per-queue name; see " + QueueContainer + ")."}, []string{"state"})
+	if err := m.reg.Register(v); err != nil {
+		m.log.Warn("metrics: per-queue container counter not registered", "queue", queue, "err", err)
+		v = nil
+	}
+	m.refQueues[queue] = v
+	return v
 }
 
 type slogPrinter struct{ l *slog.Logger }

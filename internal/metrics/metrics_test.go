@@ -12,6 +12,8 @@ import (
 	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/snapshot"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -150,6 +152,7 @@ func TestMetricsFollowSchedulerState(t *testing.T) {
 	want(t, got, `yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="allocated"}`, 5000)
 	want(t, got, `yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="pending"}`, 100000)
 	want(t, got, `yunikorn_queue_container_total{partition="default",queue="root.a",state="allocated"}`, 3)
+	want(t, got, `yunikorn_root_a_queue_container{state="allocated"}`, 3) // the reference's per-queue name
 	// node usage: 5 cores placed on two 4-core nodes, binpacking or not:
 	// one node in (70%,80%] or (90%,100%], the other in one of the lower
 	// buckets; the draining node is empty; memory untouched everywhere
@@ -165,9 +168,9 @@ func TestMetricsFollowSchedulerState(t *testing.T) {
 		t.Errorf("vcore usage buckets: %v nodes, %v busy; want 3 and 2", vcoreNodes, busy)
 	}
 	want(t, got, `yunikorn_scheduler_memory_node_usage_total{range="[0,10%]"}`, 3)
-	if got[`yunikorn_scheduler_scheduling_cycle_seconds_count`] < 2 || got[`yunikorn_scheduler_scheduling_latency_seconds_count`] != 1 {
-		t.Errorf("cycle count %v, latency count %v", got[`yunikorn_scheduler_scheduling_cycle_seconds_count`],
-			got[`yunikorn_scheduler_scheduling_latency_seconds_count`])
+	if got[`yunikorn_scheduler_scheduling_cycle_milliseconds_count`] < 2 || got[`yunikorn_scheduler_scheduling_latency_milliseconds_count`] != 1 {
+		t.Errorf("cycle count %v, latency count %v", got[`yunikorn_scheduler_scheduling_cycle_milliseconds_count`],
+			got[`yunikorn_scheduler_scheduling_latency_milliseconds_count`])
 	}
 
 	// the RM releases an allocation and cancels the big ask, then removes
@@ -179,6 +182,7 @@ func TestMetricsFollowSchedulerState(t *testing.T) {
 	got = scrape(t, m)
 	want(t, got, `yunikorn_scheduler_container_allocation_attempt_total{state="released"}`, 1)
 	want(t, got, `yunikorn_queue_container_total{partition="default",queue="root.a",state="released"}`, 1)
+	want(t, got, `yunikorn_root_a_queue_container{state="released"}`, 1)
 	want(t, got, `yunikorn_queue_resource{partition="default",queue="root.a",resource="vcore",state="allocated"}`, 4000)
 
 	must(t, svc.UpdateNode(&si.NodeRequest{RmID: "rm", Nodes: []*si.NodeInfo{{NodeID: "n3", Action: si.NodeInfo_DECOMISSION}}}))
@@ -244,5 +248,19 @@ partitions:
 	}
 	if got[`yunikorn_queue_app_total{partition="default",queue="root.b",state="completed"}`] != terminal {
 		t.Errorf("terminal counter lost after queue removal")
+	}
+}
+
+// TestQueuePreemptingState: a queue's resources held by victims being
+// preempted are the queue_resource state "preempting".
+func TestQueuePreemptingState(t *testing.T) {
+	var v resource.Vector
+	v[0] = 1500
+	snap := &snapshot.Snapshot{Names: []string{"vcore"}, Partitions: []*snapshot.Partition{{
+		Name: "default", Root: &snapshot.Queue{Path: "root", Preempting: v},
+	}}}
+	st := FromSnapshot(snap)
+	if len(st.Queues) != 1 || st.Queues[0].Resources["preempting"]["vcore"] != 1500 {
+		t.Fatalf("queue state %+v, want preempting vcore 1500", st.Queues)
 	}
 }

@@ -31,7 +31,7 @@ type QueueState struct {
 	Partition, Queue string
 	// Apps counts the queue's own applications by lower-case state name.
 	Apps map[string]int
-	// Resources maps guaranteed, max, allocated and pending to the
+	// Resources maps guaranteed, max, allocated, pending and preempting to the
 	// queue's quantities by resource name (unset limits are absent).
 	Resources map[string]map[string]int64
 	// MaxRunningApps is the queue's maxapplications, 0 when unlimited.
@@ -107,6 +107,7 @@ func FromSnapshot(snap *snapshot.Snapshot) State {
 				Resources: map[string]map[string]int64{
 					"guaranteed": snap.QuotaMap(q.Guaranteed), "max": snap.QuotaMap(q.Max),
 					"allocated": snap.Map(q.Allocated), "pending": snap.Map(q.Pending),
+					"preempting": snap.Map(q.Preempting),
 				}}
 			if qs.Apps == nil {
 				qs.Apps = map[string]int{}

@@ -203,7 +203,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 		TaskGroup:    x.TaskGroupName,
 		Originator:   x.Originator,
 		Tags:         x.AllocationTags,
-		RequiredNode: x.AllocationTags[common.KeyRequiredNode],
+		RequiredNode: requiredNode(x.AllocationTags),
 		PreemptSelf:  true,
 		PreemptOther: true,
 		Origin:       x,
@@ -222,4 +222,13 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	}
 	_ = p.AddAsk(al, now)
 	return nil
+}
+
+// requiredNode is the node an ask is pinned to: the shim's tag
+// yunikorn.apache.org/requiredNode, or the bare requiredNode key.
+func requiredNode(tags map[string]string) string {
+	if n, ok := tags[common.DomainYuniKorn+common.KeyRequiredNode]; ok {
+		return n
+	}
+	return tags[common.KeyRequiredNode]
 }

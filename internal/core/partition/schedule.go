@@ -160,7 +160,7 @@ func (p *Partition) Schedule(now time.Time) int {
 						a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 					}
 				}
-			} else if !p.tryRequiredNodePreempt(a, x, now) {
+			} else if !p.tryRequiredNodePreempt(a, x, now) && !p.reserveRequired(a, x) {
 				a.SetWhy(x, app.Reason{Kind: app.RequiredNodeUnavailable, Object: x.RequiredNode})
 			}
 			p.deferAsk(&s, a, x)

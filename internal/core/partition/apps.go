@@ -342,6 +342,11 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 		return nil
 	}
 	leaf := p.leafOf(a)
+	if x.Placeholder && x.ReplacedBy == nil && term != PlaceholderReplaced {
+		// as the reference counts placeholderData: every placeholder that
+		// goes other than by a replacement (counted when linked) timed out
+		a.TimedOut(x.TaskGroup)
+	}
 	if real := x.ReplacedBy; real != nil {
 		// the placeholder goes without a confirmed swap: its real ask waits
 		// for a node again

@@ -74,7 +74,7 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 		}
 		if !x.Res.Fits(ph.Res) {
 			// the real ask is larger: this placeholder cannot help it
-			p.dropPlaceholder(a, ph, Unknown, "cancel placeholder: resource incompatible", now)
+			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
 		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
@@ -91,8 +91,9 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 	}
 }
 
-// dropPlaceholder releases a placeholder the scheduler gives up and reports
-// it to the RM.
+// dropPlaceholder releases a placeholder the scheduler gives up (timed
+// out, or too small for its real ask) and reports it to the RM; it counts
+// as timed out in its task group (dropAllocation).
 func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Termination, msg string, now time.Time) {
 	a.MarkReleased(ph)
 	p.Out.Released = append(p.Out.Released, Released{
@@ -179,13 +180,11 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 				continue
 			}
 			if x.Placeholder {
-				a.TimedOut(x.TaskGroup)
-			}
-			if x.Pending() {
-				p.releaseAllocation(a, k, Timeout, now)
+				// pending or not, the placeholder's pod exists in the RM
+				p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
 				continue
 			}
-			p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
+			p.releaseAllocation(a, k, Timeout, now)
 		}
 		if a.State == app.Resuming && len(a.Placeholders()) == 0 {
 			p.appState(a, app.RunEvent, now, "")

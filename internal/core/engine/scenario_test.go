@@ -52,7 +52,7 @@ import (
 //	expect state APP STATE
 //	expect rejected-app APP "text" | expect rejected-ask KEY "text"
 //	expect released APP KEY [TERMINATION] ["message part"]
-//	expect queue PATH allocated|pending|preempting res...
+//	expect queue PATH allocated|pending|preempting|max res...
 //	expect node ID allocated res...
 //	expect nodes-allocated N        number of allocations made so far
 //	expect running PATH N           running applications of a queue
@@ -558,6 +558,8 @@ func (s *scenario) expect(w []string) {
 			got = q.Pending
 		case "preempting":
 			got = q.Preempting
+		case "max":
+			got = q.Max.Limits()
 		}
 		if got != want {
 			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.e.Registry().Format(got), s.e.Registry().Format(want))

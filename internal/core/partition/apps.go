@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-sched/paddock/internal/config"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,12 @@ func (p *Partition) place(r *AppRequest) (*queue.Queue, error) {
 	}
 	if r.User == "" {
 		return nil, fmt.Errorf("no user")
+	}
+	if !config.ValidUserName(r.User) {
+		return nil, fmt.Errorf("invalid user name %q", r.User)
+	}
+	if len(r.Groups) == 0 {
+		r.Groups = p.groupsOf(r.User)
 	}
 	res, err := p.rules.Place(place.Request{AppID: r.ID, User: r.User, Groups: r.Groups, Tags: r.Tags, Queue: r.Queue, Forced: forced}, p.tree)
 	if err != nil {

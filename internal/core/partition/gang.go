@@ -78,7 +78,11 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 			continue
 		}
 		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
-			return false
+			// the RM refuses that node: replace a placeholder of the
+			// group on another node (reference §2.10), else wait
+			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
+				return false
+			}
 		}
 		p.unreserveAsk(a.ID, x.Key)
 		a.Link(x, ph)
@@ -89,6 +93,23 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 		})
 		return true
 	}
+}
+
+// placeholderElsewhere returns a placeholder of x's task group, at least
+// as large as x, on a node other than refused that the RM's predicates
+// accept for x, or nil.
+func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused string) *app.Allocation {
+	tried := map[string]bool{refused: true}
+	for _, ph := range a.PlaceholdersOf(x.TaskGroup) {
+		if tried[ph.NodeID] || !x.Res.Fits(ph.Res) {
+			continue
+		}
+		tried[ph.NodeID] = true
+		if p.predicate(x, ph.NodeID) {
+			return ph
+		}
+	}
+	return nil
 }
 
 // dropPlaceholder releases a placeholder the scheduler gives up (timed

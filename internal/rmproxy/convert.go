@@ -137,6 +137,11 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	if a.Ugi != nil {
 		r.User, r.Groups = a.Ugi.User, a.Ugi.Groups
 	}
+	if ct, ok := a.Tags[common.DomainYuniKorn+common.CreationTime]; ok {
+		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
+			r.Created = time.Unix(sec, 0)
+		}
+	}
 	// rejections are reported by the partition itself; the queue asked
 	// for, when it exists, counts them
 	if err := p.AddApp(r, now); err != nil {

@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
@@ -303,6 +305,12 @@ func (p *Partition) Tick(now time.Time) bool {
 	for _, id := range due {
 		delete(p.completing, id)
 		if a, ok := p.apps[id]; ok && a.State == app.Completing {
+			for _, ph := range sortedAllocs(a.Placeholders()) {
+				p.dropPlaceholder(a, ph, Timeout, "releasing placeholders of a completing application", now)
+			}
+			if a.AllocatedCount() > 0 || a.PendingCount() > 0 {
+				continue
+			}
 			p.appState(a, app.CompleteEvent, now, "")
 			p.retire(a, now)
 			changed = true
@@ -388,4 +396,10 @@ func (p *Partition) wakeAt(t time.Time) {
 	if p.retryAt.IsZero() || t.Before(p.retryAt) {
 		p.retryAt = t
 	}
+}
+
+// sortedAllocs orders allocations by key.
+func sortedAllocs(xs []*app.Allocation) []*app.Allocation {
+	slices.SortFunc(xs, func(x, y *app.Allocation) int { return strings.Compare(x.Key, y.Key) })
+	return xs
 }

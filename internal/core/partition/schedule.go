@@ -124,6 +124,13 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has && x.Victims > 0 {
+			// a preempting ask waits for its victims' node, which it
+			// holds; tryReserved places it there once they are gone
+			a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: r.node.ID})
+			p.deferAsk(&s, a, x)
+			continue
+		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.deferAsk(&s, a, x)

@@ -136,3 +136,7 @@ func copyBounds(m map[string]limitBound) map[string]limitBound {
 	}
 	return out
 }
+
+// ValidUserName reports whether name is a valid user name (the reference's
+// user regexp): applications of other users are rejected.
+func ValidUserName(name string) bool { return limitUserRegexp.MatchString(name) }

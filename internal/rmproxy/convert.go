@@ -137,6 +137,11 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	if a.Ugi != nil {
 		r.User, r.Groups = a.Ugi.User, a.Ugi.Groups
 	}
+	if ct, ok := a.Tags[common.DomainYuniKorn+common.CreationTime]; ok {
+		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
+			r.Created = time.Unix(sec, 0)
+		}
+	}
 	// rejections are reported by the partition itself; the queue asked
 	// for, when it exists, counts them
 	if err := p.AddApp(r, now); err != nil {
@@ -203,7 +208,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 		TaskGroup:    x.TaskGroupName,
 		Originator:   x.Originator,
 		Tags:         x.AllocationTags,
-		RequiredNode: x.AllocationTags[common.KeyRequiredNode],
+		RequiredNode: requiredNode(x.AllocationTags),
 		PreemptSelf:  true,
 		PreemptOther: true,
 		Origin:       x,
@@ -222,4 +227,13 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	}
 	_ = p.AddAsk(al, now)
 	return nil
+}
+
+// requiredNode is the node an ask is pinned to: the shim's tag
+// yunikorn.apache.org/requiredNode, or the bare requiredNode key.
+func requiredNode(tags map[string]string) string {
+	if n, ok := tags[common.DomainYuniKorn+common.KeyRequiredNode]; ok {
+		return n
+	}
+	return tags[common.KeyRequiredNode]
 }

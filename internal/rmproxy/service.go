@@ -6,6 +6,7 @@ package rmproxy
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -33,8 +34,10 @@ type Service struct {
 	inbox   []func(now time.Time)
 	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
-	wake    chan struct{}
-	done    chan struct{}
+	// rms are the registered RM IDs, for the callers' check (under mu)
+	rms  map[string]bool
+	wake chan struct{}
+	done chan struct{}
 
 	// owned by the service goroutine
 	callbacks map[string]api.ResourceManagerCallback
@@ -259,13 +262,37 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	if s.rms == nil {
+		s.rms = map[string]bool{}
+	}
+	s.rms[req.RmID] = true
+	s.mu.Unlock()
 	return &si.RegisterResourceManagerResponse{}, nil
+}
+
+// checkRM is the error for a request of an RM that never registered, as
+// the reference words it; such a request changes nothing.
+func (s *Service) checkRM(what, rmID string) error {
+	s.mu.Lock()
+	ok, stopped := s.rms[rmID], s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return ErrStopped
+	}
+	if !ok {
+		return fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
+	}
+	return nil
 }
 
 // UpdateConfiguration reloads an RM's configuration; synchronous.
 func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error {
 	if req == nil {
 		return errors.New("update configuration: nil request")
+	}
+	if err := s.checkRM("UpdateConfigurationRequest", req.RmID); err != nil {
+		return err
 	}
 	return s.call(func(now time.Time) error {
 		if err := s.eng.UpdateConfig(req.RmID, req.Config, req.ExtraConfig, now); err != nil {
@@ -291,6 +318,9 @@ func (s *Service) UpdateNode(req *si.NodeRequest) error {
 	if req == nil {
 		return errors.New("update node: nil request")
 	}
+	if err := s.checkRM("NodeRequest", req.RmID); err != nil {
+		return err
+	}
 	return s.enqueue(func(now time.Time) { s.applyNodes(req, now) }, nodeItems(req))
 }
 
@@ -299,6 +329,9 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	if req == nil {
 		return errors.New("update application: nil request")
 	}
+	if err := s.checkRM("ApplicationRequest", req.RmID); err != nil {
+		return err
+	}
 	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
@@ -306,6 +339,9 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
+	}
+	if err := s.checkRM("AllocationRequest", req.RmID); err != nil {
+		return err
 	}
 	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) }, allocItems(req))
 }

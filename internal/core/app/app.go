@@ -296,6 +296,9 @@ func (a *App) AddAllocation(x *Allocation) error {
 	}
 	x.AppID = a.ID
 	x.bound = x.Allocated
+	if x.Created.Before(a.SubmitTime) && !x.Created.IsZero() {
+		a.SubmitTime = x.Created // a recovered allocation counts in fifo order
+	}
 	a.all[x.Key] = x
 	a.account(x)
 	return nil

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -38,6 +39,12 @@ func (a *App) Placeholder(group string) *Allocation {
 		return l[0]
 	}
 	return nil
+}
+
+// PlaceholdersOf returns the allocated, unreleased placeholders of a task
+// group, in the order Placeholder offers them.
+func (a *App) PlaceholdersOf(group string) []*Allocation {
+	return slices.Clone(a.phs[group])
 }
 
 // Placeholders returns every allocated, unreleased placeholder.

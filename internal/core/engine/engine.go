@@ -132,12 +132,15 @@ func (e *Engine) RMs() []string {
 	return ids
 }
 
-// Partition returns the named partition of an RM ("" means default).
+// Partition returns the named partition of an RM ("" means default; the
+// reference's "[rmID]name" form is accepted).
 func (e *Engine) Partition(rmID, name string) (*partition.Partition, error) {
 	rm, ok := e.rms[rmID]
 	if !ok {
 		return nil, fmt.Errorf("resource manager %q is not registered", rmID)
 	}
+	// the reference's internal form "[rmID]name" names the same partition
+	name = strings.TrimPrefix(name, "["+rmID+"]")
 	if name == "" || strings.EqualFold(name, config.DefaultPartition) {
 		name = config.DefaultPartition
 	}

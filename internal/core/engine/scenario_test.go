@@ -42,7 +42,8 @@ import (
 //	preempt-check [refuse=N1,N2] [more=K]  the RM's PreemptionPredicates:
 //	                                refuses plans on the nodes listed, and
 //	                                needs K victims beyond the start index
-//	  (app options for gangs: ph.vcore=.. ph.memory=.. style=Hard timeout=1m)
+//	  (app options for gangs: ph.vcore=.. ph.memory=.. style=Hard timeout=1m
+//	  age=5m: the app was created that long ago, as after a restart)
 //	step                            Tick and schedule at the current time
 //	advance DURATION                move the clock (no step)
 //	expect ok | expect error "text"                  the last command's result
@@ -52,7 +53,7 @@ import (
 //	expect state APP STATE
 //	expect rejected-app APP "text" | expect rejected-ask KEY "text"
 //	expect released APP KEY [TERMINATION] ["message part"]
-//	expect queue PATH allocated|pending|preempting res...
+//	expect queue PATH allocated|pending|preempting|max res...
 //	expect node ID allocated res...
 //	expect nodes-allocated N        number of allocations made so far
 //	expect running PATH N           running applications of a queue
@@ -198,7 +199,7 @@ func (s *scenario) resources(kv map[string]string) resource.Vector {
 	m := map[string]int64{}
 	for k, v := range kv {
 		switch k {
-		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout", "nopreempt", "originator":
+		case "partition", "drain", "queue", "user", "groups", "priority", "node", "required", "placeholder", "group", "style", "timeout", "age", "nopreempt", "originator":
 			continue
 		}
 		if strings.HasPrefix(k, "ph.") || strings.HasPrefix(k, "tag.") {
@@ -384,6 +385,13 @@ func (s *scenario) do(line, heredoc string) {
 			}
 			r.ExecutionTimeout = d
 		}
+		if t := kv["age"]; t != "" {
+			d, err := time.ParseDuration(t)
+			if err != nil {
+				s.fail("age: %v", err)
+			}
+			r.Created = s.now.Add(-d)
+		}
 		s.lastErr = p.AddApp(r, s.now)
 	case "ask":
 		need(2)
@@ -558,6 +566,8 @@ func (s *scenario) expect(w []string) {
 			got = q.Pending
 		case "preempting":
 			got = q.Preempting
+		case "max":
+			got = q.Max.Limits()
 		}
 		if got != want {
 			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.e.Registry().Format(got), s.e.Registry().Format(want))

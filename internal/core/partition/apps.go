@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/paddock-sched/paddock/internal/config"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,10 @@ type AppRequest struct {
 	PlaceholderAsk   resource.Vector
 	GangStyle        string
 	ExecutionTimeout time.Duration
+	// Created is when the RM created the application (its creationTime
+	// tag), zero when unknown: after a restart the placeholder timeout
+	// counts from it, not afresh (reference ConvertSITimeoutWithAdjustment).
+	Created time.Time
 }
 
 // AddApp submits an application. On success it is Accepted into a leaf
@@ -60,6 +65,13 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	a.PlaceholderAsk = r.PlaceholderAsk
 	a.GangStyle = r.GangStyle
 	a.ExecutionTimeout = r.ExecutionTimeout
+	if a.Gang() && !r.Created.IsZero() && r.Created.Before(now) {
+		d := a.ExecutionTimeout
+		if d <= 0 {
+			d = DefaultPlaceholderTimeout
+		}
+		a.ExecutionTimeout = max(d-now.Sub(r.Created), time.Nanosecond)
+	}
 	a.Group = p.users.SelectGroup(r.User, r.Groups, leaf.Path)
 	p.apps[a.ID] = a
 	leaf.AddApp(a)
@@ -79,6 +91,12 @@ func (p *Partition) place(r *AppRequest) (*queue.Queue, error) {
 	}
 	if r.User == "" {
 		return nil, fmt.Errorf("no user")
+	}
+	if !config.ValidUserName(r.User) {
+		return nil, fmt.Errorf("invalid user name %q", r.User)
+	}
+	if len(r.Groups) == 0 {
+		r.Groups = p.groupsOf(r.User)
 	}
 	res, err := p.rules.Place(place.Request{AppID: r.ID, User: r.User, Groups: r.Groups, Tags: r.Tags, Queue: r.Queue, Forced: forced}, p.tree)
 	if err != nil {
@@ -298,6 +316,9 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 		p.appState(a, app.RunEvent, now, "")
 	}
 	p.Out.Allocations = append(p.Out.Allocations, x) // confirmed to the RM after Accepted, before Running
+	if x.Placeholder {
+		p.startGangTimer(a, now) // a recovered gang times out as before the restart
+	}
 	if !x.Placeholder {
 		p.appState(a, app.RunEvent, now, "")
 	}
@@ -355,6 +376,11 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 		return nil
 	}
 	leaf := p.leafOf(a)
+	if x.Placeholder && x.ReplacedBy == nil && term != PlaceholderReplaced {
+		// as the reference counts placeholderData: every placeholder that
+		// goes other than by a replacement (counted when linked) timed out
+		a.TimedOut(x.TaskGroup)
+	}
 	if real := x.ReplacedBy; real != nil {
 		// the placeholder goes without a confirmed swap: its real ask waits
 		// for a node again
@@ -400,17 +426,26 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 	return leaf
 }
 
-// checkDone moves an application with nothing left to Completing.
+// checkDone moves an application with nothing left but allocated
+// placeholders to Completing (the reference counts only real allocations;
+// the placeholders go when the Completing timer fires), and a Failing one
+// with nothing left to Failed.
 func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
-	if a.PendingCount() > 0 || a.AllocatedCount() > 0 {
+	if a.PendingCount() > 0 || a.LinkedCount() > 0 {
 		return
 	}
 	switch a.State {
 	case app.Accepted, app.Running:
+		if !onlyPlaceholders(a) {
+			return
+		}
 		p.unmarkRunning(a, leaf)
 		p.appState(a, app.CompleteEvent, now, "")
 		p.completing[a.ID] = now.Add(CompletingTimeout)
 	case app.Failing:
+		if a.AllocatedCount() > 0 {
+			return
+		}
 		p.unmarkRunning(a, leaf)
 		p.appState(a, app.FailEvent, now, "")
 		p.retire(a, now)
@@ -473,4 +508,15 @@ func (p *Partition) trackResize(a *app.App, delta resource.Vector) {
 	if down.AnyPositive() {
 		_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, down, false)
 	}
+}
+
+// onlyPlaceholders reports whether every allocation of a, if any, is a
+// placeholder.
+func onlyPlaceholders(a *app.App) bool {
+	only := true
+	a.Each(func(x *app.Allocation) bool {
+		only = x.Placeholder
+		return only
+	})
+	return only
 }

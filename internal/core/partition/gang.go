@@ -74,11 +74,15 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 		}
 		if !x.Res.Fits(ph.Res) {
 			// the real ask is larger: this placeholder cannot help it
-			p.dropPlaceholder(a, ph, Unknown, "cancel placeholder: resource incompatible", now)
+			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
 		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
-			return false
+			// the RM refuses that node: replace a placeholder of the
+			// group on another node (reference §2.10), else wait
+			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
+				return false
+			}
 		}
 		p.unreserveAsk(a.ID, x.Key)
 		a.Link(x, ph)
@@ -91,8 +95,26 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 	}
 }
 
-// dropPlaceholder releases a placeholder the scheduler gives up and reports
-// it to the RM.
+// placeholderElsewhere returns a placeholder of x's task group, at least
+// as large as x, on a node other than refused that the RM's predicates
+// accept for x, or nil.
+func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused string) *app.Allocation {
+	tried := map[string]bool{refused: true}
+	for _, ph := range a.PlaceholdersOf(x.TaskGroup) {
+		if tried[ph.NodeID] || !x.Res.Fits(ph.Res) {
+			continue
+		}
+		tried[ph.NodeID] = true
+		if p.predicate(x, ph.NodeID) {
+			return ph
+		}
+	}
+	return nil
+}
+
+// dropPlaceholder releases a placeholder the scheduler gives up (timed
+// out, or too small for its real ask) and reports it to the RM; it counts
+// as timed out in its task group (dropAllocation).
 func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Termination, msg string, now time.Time) {
 	a.MarkReleased(ph)
 	p.Out.Released = append(p.Out.Released, Released{
@@ -179,13 +201,11 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 				continue
 			}
 			if x.Placeholder {
-				a.TimedOut(x.TaskGroup)
-			}
-			if x.Pending() {
-				p.releaseAllocation(a, k, Timeout, now)
+				// pending or not, the placeholder's pod exists in the RM
+				p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
 				continue
 			}
-			p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
+			p.releaseAllocation(a, k, Timeout, now)
 		}
 		if a.State == app.Resuming && len(a.Placeholders()) == 0 {
 			p.appState(a, app.RunEvent, now, "")

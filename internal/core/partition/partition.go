@@ -162,6 +162,7 @@ func (p *Partition) Reconfigure(pc *config.PartitionConfig, now time.Time) error
 	}
 	p.rules = rules
 	_ = p.users.Configure(&pc.Queues[0]) // checked above
+	p.regroup()
 	p.index.Reconfigure(policyOf(pc), w)
 	p.cfg = pc
 	p.sizeDirty = true
@@ -312,3 +313,16 @@ func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) boo
 // PlacementRules describes the active placement rules, the implicit
 // recovery rule last.
 func (p *Partition) PlacementRules() []config.PlacementRule { return p.rules.Describe() }
+
+// regroup follows a reload of the limits: a running application keeps the
+// group the tracker still holds it against (none when the limits that
+// tracked it went); one not yet tracked chooses its group again.
+func (p *Partition) regroup() {
+	for _, a := range p.apps {
+		if g, ok := p.users.GroupOf(a.ID); ok {
+			a.Group = g
+		} else if !a.State.Terminal() {
+			a.Group = p.users.SelectGroup(a.User, a.Groups, a.QueuePath)
+		}
+	}
+}

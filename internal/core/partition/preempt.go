@@ -154,15 +154,12 @@ func fenceRoot(leaf *queue.Queue, ask resource.Vector) *queue.Queue {
 
 // victimLeaves lists the leaves below top whose allocations may be victims
 // of an ask in askLeaf: not askLeaf itself (law 3), not a leaf whose
-// preemption.policy is disabled, not inside a fenced subtree that does not
-// hold askLeaf (fences work both ways).
+// preemption.policy is disabled. A fence bounds the search upwards only
+// (fenceRoot): it does not protect its subtree from preemptors outside.
 func victimLeaves(top, askLeaf *queue.Queue, askPrio int32) map[*queue.Queue]*victimLeaf {
 	out := map[*queue.Queue]*victimLeaf{}
 	var walk func(q *queue.Queue)
 	walk = func(q *queue.Queue) {
-		if q != top && q.Props.PreemptionPolicy == config.PolicyFence && !isAncestor(q, askLeaf) {
-			return
-		}
 		if !q.Leaf {
 			for _, c := range q.Children() {
 				walk(c)

@@ -200,10 +200,11 @@ func (p *Partition) quotaCandidates(leaf *queue.Queue, excess resource.Vector) [
 	return out
 }
 
-// planQuotaPreemption chooses the victims for excess of queue q, best
-// effort and never more than excess: first every leaf up to its share,
-// then, for what rounding or unsuitable victims left, any leaf below q,
-// those furthest from their share first. No queue goes below its
+// planQuotaPreemption chooses the victims for excess of queue q: first
+// every leaf up to its share, then, for what rounding or unsuitable
+// victims left, any leaf below q, those furthest from their share first,
+// all within the excess; then, when that leaves usage over the max, the
+// next victims until the excess is covered. No queue goes below its
 // guarantee. It returns the victims and what they hold. It changes
 // nothing.
 func (p *Partition) planQuotaPreemption(q *queue.Queue, excess resource.Vector) ([]*app.Allocation, resource.Vector) {
@@ -261,7 +262,45 @@ func (p *Partition) planQuotaPreemption(q *queue.Queue, excess resource.Vector) 
 			take(l, excess)
 		}
 	}
+	// enough victims, then stop: when the victims that fit within the
+	// excess leave usage over the max, the next ones, least protected
+	// first, are taken until it is covered, still never below a guarantee
+	for _, l := range leaves {
+		for _, c := range cands[l] {
+			if covers(claimed, excess) {
+				return victims, claimed
+			}
+			if chosen[c.x] || !helpsCover(claimed, c.x.Res, excess) || !g.allows(c) {
+				continue
+			}
+			chosen[c.x] = true
+			g.add(c, 1)
+			claimed.Inc(c.x.Res)
+			victims = append(victims, c.x)
+		}
+	}
 	return victims, claimed
+}
+
+// covers reports whether claimed reaches excess in every type of excess.
+func covers(claimed, excess resource.Vector) bool {
+	for i := range excess {
+		if excess[i] > 0 && claimed[i] < excess[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// helpsCover reports whether r holds a type of excess that claimed does
+// not cover yet.
+func helpsCover(claimed, r, excess resource.Vector) bool {
+	for i := range excess {
+		if excess[i] > 0 && claimed[i] < excess[i] && r[i] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // applyQuotaPreemption carries out a quota preemption of queue q: every

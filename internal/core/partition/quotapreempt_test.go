@@ -256,12 +256,39 @@ func checkQuotaStep(t *testing.T, p *Partition, now time.Time, where string, pre
 			t.Fatalf("%s: queue %s preempted without a due quota preemption above it", where, q.Path)
 		}
 		if b.handled {
+			// enough victims, then stop: below the max by less than one
+			// victim (the largest allocation below q bounds one)
+			biggest := largestBelow(q)
 			for i, e := range b.excess {
 				lim, _ := q.Max.Limit(resource.Index(i))
-				if e > 0 && q.Allocated[i]-q.Preempting[i] < lim {
-					t.Fatalf("%s: queue %s preempted below its max %d: allocated %v, preempting %v", where, q.Path, lim, q.Allocated, q.Preempting)
+				if e > 0 && q.Allocated[i]-q.Preempting[i] <= lim-biggest[i] {
+					t.Fatalf("%s: queue %s preempted more than needed below its max %d: allocated %v, preempting %v", where, q.Path, lim, q.Allocated, q.Preempting)
 				}
 			}
 		}
 	})
+}
+
+// largestBelow is, per type, the largest allocation in the leaves below q.
+func largestBelow(q *queue.Queue) resource.Vector {
+	var out resource.Vector
+	var walk func(c *queue.Queue)
+	walk = func(c *queue.Queue) {
+		for _, k := range c.Children() {
+			walk(k)
+		}
+		if !c.Leaf {
+			return
+		}
+		for _, a := range c.Apps() {
+			a.Each(func(x *app.Allocation) bool {
+				if x.NodeID != "" {
+					out = out.Max(x.Res)
+				}
+				return true
+			})
+		}
+	}
+	walk(q)
+	return out
 }

@@ -141,6 +141,37 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 	return true
 }
 
+// reserveRequired reserves the node an ask is pinned to at once (no
+// delay, reference §2.9) when the node is known and schedulable, the
+// application holds no other reservation and the node is not reserved
+// for another required-node ask; a reservation or gang hold of a regular
+// ask there is cancelled. It reports whether the ask holds the node.
+func (p *Partition) reserveRequired(a *app.App, x *app.Allocation) bool {
+	n, ok := p.nodes[x.RequiredNode]
+	if p.noReserve || !ok || !n.Schedulable {
+		return false
+	}
+	k := reservationKey(a.ID, x.Key)
+	if r, has := p.reserved[k]; has && r.node == n {
+		a.SetWhy(x, app.Reason{Kind: app.Reserved, Object: n.ID})
+		return true
+	}
+	if _, has := p.appReserved[a.ID]; has {
+		return false
+	}
+	if n.ReservedFor != "" {
+		for _, r := range p.reserved {
+			if r.node == n && r.ask.RequiredNode != "" {
+				return false
+			}
+		}
+		p.unreserveNode(n)
+	}
+	p.reserveNode(a, x, n)
+	a.SetWhy(x, app.Reason{Kind: app.Reserved, Object: n.ID})
+	return true
+}
+
 // reserveNode reserves node n for ask x of a, which must hold no
 // reservation and n must not be reserved.
 func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {

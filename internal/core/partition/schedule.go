@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
@@ -122,6 +124,13 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has && x.Victims > 0 {
+			// a preempting ask waits for its victims' node, which it
+			// holds; tryReserved places it there once they are gone
+			a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: r.node.ID})
+			p.deferAsk(&s, a, x)
+			continue
+		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.deferAsk(&s, a, x)
@@ -160,7 +169,7 @@ func (p *Partition) Schedule(now time.Time) int {
 						a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 					}
 				}
-			} else if !p.tryRequiredNodePreempt(a, x, now) {
+			} else if !p.tryRequiredNodePreempt(a, x, now) && !p.reserveRequired(a, x) {
 				a.SetWhy(x, app.Reason{Kind: app.RequiredNodeUnavailable, Object: x.RequiredNode})
 			}
 			p.deferAsk(&s, a, x)
@@ -303,6 +312,12 @@ func (p *Partition) Tick(now time.Time) bool {
 	for _, id := range due {
 		delete(p.completing, id)
 		if a, ok := p.apps[id]; ok && a.State == app.Completing {
+			for _, ph := range sortedAllocs(a.Placeholders()) {
+				p.dropPlaceholder(a, ph, Timeout, "releasing placeholders of a completing application", now)
+			}
+			if a.AllocatedCount() > 0 || a.PendingCount() > 0 {
+				continue
+			}
 			p.appState(a, app.CompleteEvent, now, "")
 			p.retire(a, now)
 			changed = true
@@ -388,4 +403,10 @@ func (p *Partition) wakeAt(t time.Time) {
 	if p.retryAt.IsZero() || t.Before(p.retryAt) {
 		p.retryAt = t
 	}
+}
+
+// sortedAllocs orders allocations by key.
+func sortedAllocs(xs []*app.Allocation) []*app.Allocation {
+	slices.SortFunc(xs, func(x, y *app.Allocation) int { return strings.Compare(x.Key, y.Key) })
+	return xs
 }

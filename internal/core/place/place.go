@@ -199,7 +199,8 @@ func lowestExisting(path string, tree *queue.Tree) *queue.Queue {
 
 // resolve computes the rule's candidate path, "" when the rule does not
 // apply (filtered out, tag missing, invalid name). An error aborts
-// placement (a parent rule naming an existing leaf).
+// placement (a parent rule naming an existing leaf, a tag value that is no
+// valid queue name).
 func (r *rule) resolve(req Request, tree *queue.Tree) (string, error) {
 	if !r.filter.allows(req.User, req.Groups) {
 		return "", nil
@@ -220,6 +221,9 @@ func (r *rule) resolve(req Request, tree *queue.Tree) (string, error) {
 		return "", nil
 	}
 	qualified := name == config.RootQueue || strings.HasPrefix(name, config.RootQueue+".")
+	if r.name == config.RuleTag && !qualified {
+		name = strings.ReplaceAll(name, ".", "_dot_") // one queue, not a nesting
+	}
 	var path string
 	switch {
 	case qualified:
@@ -237,6 +241,10 @@ func (r *rule) resolve(req Request, tree *queue.Tree) (string, error) {
 		path = config.RootQueue + "." + name
 	}
 	if !validPath(path) {
+		if r.name == config.RuleTag {
+			// as in the reference, a tag naming no valid queue rejects
+			return "", fmt.Errorf("application %s: tag %s: invalid queue name %s", req.AppID, r.value, path)
+		}
 		return "", nil
 	}
 	return path, nil

@@ -109,7 +109,8 @@ func (h *queueHeap) down(i int) bool {
 // appHeap orders a leaf's applications that have something pending by the
 // leaf's sort policy (reference §2.4): fifo by submission time, fair by the
 // app's share of the leaf's guaranteed (or fair max); with priority enabled
-// the app's priority comes first, otherwise it breaks ties. Final tie: ID.
+// the app's priority comes first, otherwise it only breaks ties of the
+// policy's own order (share, or submission time). Final tie: ID.
 type appHeap struct {
 	a          []*app.App
 	fair       bool
@@ -123,6 +124,9 @@ func (h *appHeap) less(a, b *app.App) bool {
 	}
 	if h.fair && a.SortShare != b.SortShare {
 		return a.SortShare < b.SortShare
+	}
+	if !h.fair && !h.byPriority && !a.SubmitTime.Equal(b.SubmitTime) {
+		return a.SubmitTime.Before(b.SubmitTime) // fifo ignores priority
 	}
 	if !h.byPriority && pa != pb {
 		return pa > pb

@@ -3,6 +3,7 @@ package usage
 import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/resource"
+	"slices"
 )
 
 // Manager tracks the usage of one partition's users and groups and
@@ -85,9 +86,50 @@ func (m *Manager) Configure(root *config.QueueConfig) error {
 		m.releaseLevel(lv)
 	}
 	m.relink()
+	m.unlinkGroups()
 	m.rebind()
 	for _, e := range events {
 		m.emit(e)
 	}
 	return nil
+}
+
+// unlinkGroups stops tracking running applications against a group when
+// no limit on their queue path applies to that group any more, as the
+// reference does on a reload: a group tracker left without applications
+// is dropped.
+func (m *Manager) unlinkGroups() {
+	ids := make([]string, 0, len(m.apps))
+	for id, a := range m.apps {
+		if a.group != "" && !groupLimited(a.group, a.leaf) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		a := m.apps[id]
+		m.leave(m.groups, a.group, a, a.groupPath)
+		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
+		a.group, a.groupPath = "", nil
+	}
+}
+
+// groupLimited reports whether a limit on lv or above names group (or is
+// the wildcard group limit, for the wildcard group).
+func groupLimited(group string, lv *level) bool {
+	for _, l := range lv.limited {
+		if slices.Contains(l.limits.groupOrder, group) || (group == Wildcard && l.limits.groupAny != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// GroupOf returns the group a running application is tracked against ("":
+// none) and whether the application is tracked.
+func (m *Manager) GroupOf(appID string) (string, bool) {
+	if a := m.running(appID); a != nil {
+		return a.group, true
+	}
+	return "", false
 }

@@ -179,6 +179,27 @@ func runModel(t *testing.T, seed uint64, steps int) {
 		default:
 			variant = (variant + 1) % 3
 			f.configure(treeYAML(variant))
+			// a reload unlinks applications from groups no limit on their
+			// path tracks any more; a group never changes to another
+			for id, a := range model {
+				g, ok := f.m.GroupOf(id)
+				switch {
+				case !ok:
+					t.Fatalf("step %d: %s no longer tracked after a reload", step, id)
+				case g == a.group:
+				case g != "":
+					t.Fatalf("step %d: %s moved from group %q to %q", step, id, a.group, g)
+				default:
+					probe := a.group
+					if probe == Wildcard {
+						probe = "no-such-group"
+					}
+					if f.m.SelectGroup(a.user, []string{probe}, a.leaf) == a.group {
+						t.Fatalf("step %d: %s unlinked from group %q although a limit on %s still selects it", step, id, a.group, a.leaf)
+					}
+					a.group = ""
+				}
+			}
 		}
 		if err := f.m.Verify(); err != nil {
 			t.Fatalf("step %d: %v", step, err)

@@ -4,13 +4,14 @@ import (
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
 )
 
 // EventCapacity is how many event records wait for the next push to an RM
-// (event.requestCapacity); older ones are dropped, and counted, when more
-// arrive first.
+// by default; the RM's extra configuration event.requestCapacity sets its
+// own. Older ones are dropped, and counted, when more arrive first.
 const EventCapacity = 1000
 
 // EventPushInterval is how often buffered events are pushed to an RM with
@@ -24,20 +25,21 @@ const MaxEventMessage = 1024
 // when it is full the oldest is overwritten and counted as dropped.
 // Records are converted to SI messages only when pushed.
 type eventBuffer struct {
-	ring     [EventCapacity]event.Record
+	ring     []event.Record // its length is the capacity
 	start, n int
 	dropped  uint64
 	lastPush time.Time
 }
 
 func (b *eventBuffer) add(r event.Record) {
-	if b.n == EventCapacity {
+	c := len(b.ring)
+	if b.n == c {
 		b.ring[b.start] = r
-		b.start = (b.start + 1) % EventCapacity
+		b.start = (b.start + 1) % c
 		b.dropped++
 		return
 	}
-	b.ring[(b.start+b.n)%EventCapacity] = r
+	b.ring[(b.start+b.n)%c] = r
 	b.n++
 }
 
@@ -45,23 +47,54 @@ func (b *eventBuffer) add(r event.Record) {
 func (b *eventBuffer) take() []event.Record {
 	out := make([]event.Record, b.n)
 	for i := range out {
-		out[i] = b.ring[(b.start+i)%EventCapacity]
+		out[i] = b.ring[(b.start+i)%len(b.ring)]
 	}
 	b.start, b.n = 0, 0
 	return out
 }
 
-// bufferEvent is the engine's event sink for one RM.
-func (s *Service) bufferEvent(rmID string, r event.Record) {
+// resize changes the capacity, keeping the newest records that fit (the
+// others count as dropped).
+func (b *eventBuffer) resize(capacity int) {
+	if capacity == len(b.ring) {
+		return
+	}
+	recs := b.take()
+	if len(recs) > capacity {
+		b.dropped += uint64(len(recs) - capacity)
+		recs = recs[len(recs)-capacity:]
+	}
+	b.ring = make([]event.Record, capacity)
+	b.n = copy(b.ring, recs)
+}
+
+// eventBufferOf is an RM's event buffer, made on first use.
+func (s *Service) eventBufferOf(rmID string) *eventBuffer {
 	b := s.events[rmID]
 	if b == nil {
 		if s.events == nil {
 			s.events = map[string]*eventBuffer{}
 		}
-		b = &eventBuffer{lastPush: s.clk.Now()}
+		b = &eventBuffer{ring: make([]event.Record, EventCapacity), lastPush: s.clk.Now()}
 		s.events[rmID] = b
 	}
-	b.add(r)
+	return b
+}
+
+// applyEventCapacity sizes an RM's event buffer from its extra
+// configuration (event.requestCapacity; the default when unset). Values
+// the configuration check refuses leave the buffer as it is.
+func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
+	e, probs := config.ParseExtra(extra)
+	if len(probs) > 0 {
+		return
+	}
+	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
+}
+
+// bufferEvent is the engine's event sink for one RM.
+func (s *Service) bufferEvent(rmID string, r event.Record) {
+	s.eventBufferOf(rmID).add(r)
 	if s.hooks.Event != nil {
 		s.hooks.Event(rmID, r)
 	}

@@ -236,6 +236,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.callbacks[req.RmID] = cb
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })
+		s.applyEventCapacity(rmID, req.ExtraConfig)
 		if s.hooks.Extra != nil {
 			s.hooks.Extra(rmID, req.ExtraConfig)
 		}
@@ -300,6 +301,9 @@ func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error 
 				l.Warn("configuration update rejected", "rmID", req.RmID, "err", err)
 			}
 			return err
+		}
+		if req.ExtraConfig != nil {
+			s.applyEventCapacity(req.RmID, req.ExtraConfig)
 		}
 		if s.hooks.Extra != nil && req.ExtraConfig != nil {
 			s.hooks.Extra(req.RmID, req.ExtraConfig)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
@@ -402,6 +403,39 @@ func TestEventBufferKeepsNewest(t *testing.T) {
 	got := b.take()
 	if len(got) != EventCapacity || b.dropped != 10 || got[0].ObjectID != "10" || got[len(got)-1].ObjectID != fmt.Sprint(EventCapacity+9) {
 		t.Fatalf("buffer %d, dropped %d, oldest %s", len(got), b.dropped, got[0].ObjectID)
+	}
+}
+
+// TestEventRequestCapacity: the RM's event.requestCapacity sizes its event
+// buffer at registration and on reload, keeping the newest records.
+func TestEventRequestCapacity(t *testing.T) {
+	s := NewManual(clock.NewVirtual(time.Unix(0, 0)))
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", PolicyGroup: "queues",
+		ExtraConfig: map[string]string{"event.requestCapacity": "5"}}, callback.Nop{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		s.bufferEvent("rm", event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
+	}
+	b := s.events["rm"]
+	if b.n != 5 || b.dropped != 3 {
+		t.Fatalf("capacity 5: %d buffered, %d dropped", b.n, b.dropped)
+	}
+	// a reload to 2 keeps the newest two
+	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", PolicyGroup: "queues",
+		ExtraConfig: map[string]string{"event.requestCapacity": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.take()
+	if len(got) != 2 || got[0].ObjectID != "6" || got[1].ObjectID != "7" || b.dropped != 6 {
+		t.Fatalf("after reload: %v, dropped %d", got, b.dropped)
+	}
+	// a reload without the key goes back to the default
+	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", PolicyGroup: "queues", ExtraConfig: map[string]string{"log.level": "info"}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.ring) != EventCapacity {
+		t.Errorf("capacity %d after the key went, want %d", len(b.ring), EventCapacity)
 	}
 }
 

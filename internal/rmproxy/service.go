@@ -40,6 +40,7 @@ type Service struct {
 	done chan struct{}
 
 	// owned by the service goroutine
+	noReserve bool // reservations off (SetReservations)
 	callbacks map[string]api.ResourceManagerCallback
 	pending   map[string]*partition.Outbox
 	events    map[string]*eventBuffer
@@ -237,6 +238,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })
 		s.applyEventCapacity(rmID, req.ExtraConfig)
+		if s.noReserve {
+			s.applyReservations()
+		}
 		if s.hooks.Extra != nil {
 			s.hooks.Extra(rmID, req.ExtraConfig)
 		}
@@ -304,6 +308,9 @@ func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error 
 		}
 		if req.ExtraConfig != nil {
 			s.applyEventCapacity(req.RmID, req.ExtraConfig)
+		}
+		if s.noReserve {
+			s.applyReservations()
 		}
 		if s.hooks.Extra != nil && req.ExtraConfig != nil {
 			s.hooks.Extra(req.RmID, req.ExtraConfig)

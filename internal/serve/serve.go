@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -159,6 +160,10 @@ func Start(o Options) (*Server, error) {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
 	}
 	s.svc.SetSnapshotMaxAge(max(o.SnapshotMaxAge, 0))
+	if err := reservationsFromEnv(s.svc); err != nil {
+		s.svc.Stop()
+		return nil, err
+	}
 	if o.SIQueueLimit == 0 {
 		o.SIQueueLimit = rmproxy.DefaultMaxQueued
 	}
@@ -221,6 +226,21 @@ func Start(o Options) (*Server, error) {
 	}
 	s.log.Info("paddock serving", "rest", s.RESTAddr(), "grpc", s.GRPCAddr(), "tls", o.TLS != nil, "token", o.Token != "")
 	return s, nil
+}
+
+// reservationsFromEnv applies the reference's DISABLE_RESERVATION
+// environment variable: a true value turns reservations off; a value that
+// is no boolean stops the start rather than being ignored.
+func reservationsFromEnv(svc *rmproxy.Service) error {
+	v, ok := os.LookupEnv("DISABLE_RESERVATION")
+	if !ok || v == "" {
+		return nil
+	}
+	off, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("serve: DISABLE_RESERVATION=%q is not a boolean (true or false)", v)
+	}
+	return svc.SetReservations(!off)
 }
 
 // serveREST serves the REST API on lis until Shutdown.

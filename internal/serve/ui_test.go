@@ -80,3 +80,18 @@ func TestWebUIDirChecked(t *testing.T) {
 		t.Errorf("a directory without index.html: %v", err)
 	}
 }
+
+func TestDisableReservationEnv(t *testing.T) {
+	t.Setenv("DISABLE_RESERVATION", "maybe")
+	if _, err := Start(Options{RESTAddr: "127.0.0.1:0", Logs: quiet()}); err == nil || !strings.Contains(err.Error(), "DISABLE_RESERVATION") {
+		t.Errorf("a non-boolean DISABLE_RESERVATION: %v", err)
+	}
+	t.Setenv("DISABLE_RESERVATION", "true")
+	if s := start(t, Options{}); !s.Service().ReservationsOff() {
+		t.Error("DISABLE_RESERVATION=true left reservations on")
+	}
+	t.Setenv("DISABLE_RESERVATION", "")
+	if s := start(t, Options{}); s.Service().ReservationsOff() {
+		t.Error("reservations off without DISABLE_RESERVATION")
+	}
+}

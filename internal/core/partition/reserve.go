@@ -25,9 +25,14 @@ type reservation struct {
 func reservationKey(appID, key string) string { return appID + "\x00" + key }
 
 // SetReservations turns reservations on or off (DISABLE_RESERVATION).
-// Turning them off drops every existing reservation.
+// Turning them off drops every existing reservation; a change makes the
+// next pass look at every ask again.
 func (p *Partition) SetReservations(on bool) {
+	if p.noReserve == !on {
+		return
+	}
 	p.noReserve = !on
+	p.dirty = true
 	if !on {
 		for _, k := range p.reservationKeys() {
 			p.unreserve(k)

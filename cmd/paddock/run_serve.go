@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/internal/serve"
 )
@@ -47,6 +48,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
 	siQueue := fs.Int("si-queue-limit", rmproxy.DefaultMaxQueued, "SI items (nodes, applications, asks, allocations, releases) queued for the scheduler before RM calls wait (negative: unbounded)")
 	siWait := fs.Duration("si-queue-wait", rmproxy.DefaultQueueWait, "how long an RM call waits for room in a full SI queue before it fails (gRPC ResourceExhausted)")
+	types := fs.Int("resource-types", resource.MaxTypes, "resource types (vcore and memory included) each resource manager may use, 2 to 16; each RM has its own")
 	var limits serve.RESTLimits
 	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
 	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
@@ -68,6 +70,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	if *types < 2 || *types > resource.MaxTypes {
+		fmt.Fprintf(stderr, "serve: -resource-types %d: must be 2 to %d\n", *types, resource.MaxTypes)
+		return exitUsage
+	}
 	if (*cert == "") != (*key == "") {
 		fmt.Fprintln(stderr, "serve: -tls-cert and -tls-key go together")
 		return exitUsage
@@ -79,7 +85,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait, ResourceTypes: *types}
 	tok, err := tokenOf(*token, *tokenFile, os.Getenv("PADDOCK_TOKEN"))
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)

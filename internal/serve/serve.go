@@ -35,6 +35,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/history"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/metrics"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rest"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
@@ -94,6 +95,11 @@ type Options struct {
 	// rmproxy.ErrBusy (gRPC ResourceExhausted).
 	SIQueueLimit int
 	SIQueueWait  time.Duration
+	// ResourceTypes is how many resource types (vcore and memory
+	// included) each RM may use, 2 to resource.MaxTypes (16); 0 means 16.
+	// Each RM has its own set: one RM's types never count against
+	// another's.
+	ResourceTypes int
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -157,17 +163,17 @@ func Start(o Options) (*Server, error) {
 		o.SIQueueWait = rmproxy.DefaultQueueWait
 	}
 	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
+	s.svc.SetTypeLimit(o.ResourceTypes)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
-	o.Events.Registry = s.svc.Registry()
 	s.events = events.New(o.Events)
 	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
 	s.registerEventMetrics()
 	// before the hooks: an RM's extra configuration sets its interval
 	s.health = health.New(s.svc, health.DefaultInterval)
 	hooks := s.metrics.Hooks()
-	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
+	hooks.Event = func(_ string, reg *resource.Registry, r event.Record) { s.events.AppendFrom(reg, r) }
 	hooks.Extra = s.applyExtra
 	hooks.Logger = o.Logs.Logger(logging.RMProxy)
 	s.svc.SetHooks(hooks)

@@ -22,8 +22,10 @@ import (
 
 // Engine is the scheduler core.
 type Engine struct {
-	reg *resource.Registry
 	rms map[string]*RM
+	// typeLimit is the resource type limit of registries made from now
+	// on (0 means resource.MaxTypes).
+	typeLimit int
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
@@ -63,8 +65,11 @@ type RM struct {
 	Extra       map[string]string
 	partitions  map[string]*partition.Partition
 	names       []string // partition names, sorted
-	removed     []*partition.Partition
-	predicate   Predicate
+	// reg interns the RM's resource names, shared by its partitions; a
+	// new registration starts a new one.
+	reg       *resource.Registry
+	removed   []*partition.Partition
+	predicate Predicate
 	// preemptCheck is the RM's PreemptionPredicates, nil for none.
 	preemptCheck partition.PreemptCheck
 	events       bool
@@ -73,11 +78,26 @@ type RM struct {
 
 // New returns an engine with no resource managers.
 func New() *Engine {
-	return &Engine{reg: resource.NewRegistry(), rms: map[string]*RM{}}
+	return &Engine{rms: map[string]*RM{}}
 }
 
-// Registry is the engine's resource name registry.
-func (e *Engine) Registry() *resource.Registry { return e.reg }
+// SetTypeLimit sets how many resource types (vcore and memory included)
+// each resource manager registered from now on may use, clamped to
+// 2..resource.MaxTypes; 0 means resource.MaxTypes. Every RM has its own
+// registry, so one RM's types never count against another's.
+func (e *Engine) SetTypeLimit(n int) { e.typeLimit = n }
+
+// Registry is the resource name registry of an RM's partitions, nil for an
+// RM that is not registered. Its lookups are safe on any goroutine.
+func (e *Engine) Registry(rmID string) *resource.Registry {
+	if rm, ok := e.rms[rmID]; ok {
+		return rm.reg
+	}
+	return nil
+}
+
+// Registry is the RM's resource name registry.
+func (rm *RM) Registry() *resource.Registry { return rm.reg }
 
 // parseConfig parses a configuration string; the empty string is the
 // built-in default (reference §1.1).
@@ -100,10 +120,11 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 	if err != nil {
 		return fmt.Errorf("register %s: %w", id, err)
 	}
-	rm := &RM{ID: id, PolicyGroup: policyGroup, Config: cfg, Extra: extra, partitions: map[string]*partition.Partition{}}
+	rm := &RM{ID: id, PolicyGroup: policyGroup, Config: cfg, Extra: extra, partitions: map[string]*partition.Partition{},
+		reg: resource.NewLimitedRegistry(e.typeLimit)}
 	for i := range cfg.Partitions {
 		pc := &cfg.Partitions[i]
-		p, err := partition.New(id, e.reg, pc)
+		p, err := partition.New(id, rm.reg, pc)
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
@@ -182,7 +203,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 	// existing partitions must accept the change
 	for i := range cfg.Partitions {
 		pc := &cfg.Partitions[i]
-		if _, err := partition.New(rmID, e.reg, pc); err != nil {
+		if _, err := partition.New(rmID, rm.reg, pc); err != nil {
 			return fmt.Errorf("update configuration: %w", err)
 		}
 		if p, ok := rm.partitions[pc.Name]; ok {
@@ -202,7 +223,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 			}
 			continue
 		}
-		p, _ := partition.New(rmID, e.reg, pc)
+		p, _ := partition.New(rmID, rm.reg, pc)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetEventSink(rm.sinkFor())

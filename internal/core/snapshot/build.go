@@ -45,7 +45,6 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 	s := &Snapshot{
 		Generation: in.Generation,
 		Built:      in.Now,
-		Names:      e.Registry().Names(),
 		Counters:   in.Counters,
 	}
 	yaml := map[*config.SchedulerConfig][]byte{}
@@ -64,8 +63,11 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 		}
 		yaml[rm.Config] = r.ConfigYAML
 		s.RMs = append(s.RMs, r)
+		names := rm.Registry().Names()
 		for _, p := range rm.Partitions() {
-			s.Partitions = append(s.Partitions, buildPartition(p, info.Registered, in.Rejected[id]))
+			bp := buildPartition(p, info.Registered, in.Rejected[id])
+			bp.Names = names
+			s.Partitions = append(s.Partitions, bp)
 		}
 	}
 	b.yaml = yaml // forget configurations no longer active

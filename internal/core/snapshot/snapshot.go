@@ -35,9 +35,6 @@ type Snapshot struct {
 	Generation uint64
 	// Built is the scheduler clock's time at the build.
 	Built time.Time
-	// Names is the resource name table: Names[i] names index i of every
-	// vector in the snapshot.
-	Names []string
 	// RMs are the registered resource managers, by ID.
 	RMs []*RM
 	// Partitions of all RMs, "default" first, then by name, then by RM ID.
@@ -71,6 +68,10 @@ type RM struct {
 // Partition is one partition of one RM.
 type Partition struct {
 	Name, RMID string
+	// Names is the resource name table of the partition's RM: Names[i]
+	// names index i of every vector in the partition. Each RM has its own
+	// table, shared by its partitions.
+	Names []string
 	// Created is when the partition (its RM's registration) appeared.
 	Created time.Time
 	Config  *config.PartitionConfig
@@ -297,20 +298,21 @@ func (p *Partition) EachQueue(fn func(*Queue)) {
 	}
 }
 
-// Name returns the resource name of index i ("" if unknown).
-func (s *Snapshot) Name(i int) string {
-	if i < len(s.Names) {
-		return s.Names[i]
+// ResourceName returns the resource name of index i ("" if unknown).
+func (p *Partition) ResourceName(i int) string {
+	if i < len(p.Names) {
+		return p.Names[i]
 	}
 	return ""
 }
 
-// Map converts a vector to named quantities, omitting zeros.
-func (s *Snapshot) Map(v resource.Vector) map[string]int64 {
+// Map converts a vector of the partition to named quantities, omitting
+// zeros.
+func (p *Partition) Map(v resource.Vector) map[string]int64 {
 	m := make(map[string]int64)
 	for i, x := range v {
-		if x != 0 && i < len(s.Names) {
-			m[s.Names[i]] = x
+		if x != 0 && i < len(p.Names) {
+			m[p.Names[i]] = x
 		}
 	}
 	return m
@@ -318,13 +320,13 @@ func (s *Snapshot) Map(v resource.Vector) map[string]int64 {
 
 // QuotaMap converts a quota to named limits: limited types only, with 0
 // for an unavailable type.
-func (s *Snapshot) QuotaMap(q resource.Quota) map[string]int64 {
+func (p *Partition) QuotaMap(q resource.Quota) map[string]int64 {
 	m := make(map[string]int64)
 	mask := q.Mask()
 	limits := q.Limits()
 	for i := range limits {
-		if mask.Has(resource.Index(i)) && i < len(s.Names) {
-			m[s.Names[i]] = limits[i]
+		if mask.Has(resource.Index(i)) && i < len(p.Names) {
+			m[p.Names[i]] = limits[i]
 		}
 	}
 	return m

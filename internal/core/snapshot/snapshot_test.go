@@ -45,7 +45,7 @@ func TestBuildCopiesState(t *testing.T) {
 		t.Error("root allocation is not the sum of its children")
 	}
 	// the names table converts vectors
-	if m := s.Map(a.Allocated); m["vcore"] != 10000 || m["memory"] != 10<<30 {
+	if m := p.Map(a.Allocated); m["vcore"] != 10000 || m["memory"] != 10<<30 {
 		t.Errorf("map of %v = %v", a.Allocated, m)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/events"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
@@ -100,6 +101,13 @@ type Options struct {
 	// Each RM has its own set: one RM's types never count against
 	// another's.
 	ResourceTypes int
+	// MaxRMs bounds the resource managers registered at once
+	// (rmproxy.DefaultMaxRMs, 100, when 0; unbounded when negative): a new
+	// ID past it is refused (gRPC ResourceExhausted).
+	MaxRMs int
+	// AllowedRMs, when not empty, are the only RM IDs that may register;
+	// others are refused (gRPC PermissionDenied).
+	AllowedRMs []string
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -145,6 +153,11 @@ func Start(o Options) (*Server, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
+	for _, id := range o.AllowedRMs {
+		if err := engine.CheckRMID(id); err != nil {
+			return nil, fmt.Errorf("serve: allowed RMs: %w", err)
+		}
+	}
 	if o.Config != "" {
 		if _, err := config.Parse([]byte(o.Config)); err != nil {
 			return nil, fmt.Errorf("serve: initial configuration: %w", err)
@@ -164,6 +177,8 @@ func Start(o Options) (*Server, error) {
 	}
 	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
 	s.svc.SetTypeLimit(o.ResourceTypes)
+	s.svc.SetRMLimit(o.MaxRMs)
+	s.svc.SetAllowedRMs(o.AllowedRMs)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}

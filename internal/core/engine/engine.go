@@ -23,6 +23,8 @@ import (
 // Engine is the scheduler core.
 type Engine struct {
 	rms map[string]*RM
+	// registrations counts the RM IDs ever registered; it gives RM.Order.
+	registrations uint64
 	// typeLimit is the resource type limit of registries made from now
 	// on (0 means resource.MaxTypes).
 	typeLimit int
@@ -59,7 +61,11 @@ func (e *Engine) SetPreemptCheck(rmID string, c partition.PreemptCheck) {
 
 // RM is one registered resource manager and its partitions.
 type RM struct {
-	ID          string
+	ID string
+	// Order is the rank of the ID's first registration (1 for the first
+	// RM); registering again keeps it. The RM registered first answers for
+	// a bare partition name in REST.
+	Order       uint64
 	PolicyGroup string
 	Config      *config.SchedulerConfig
 	Extra       map[string]string
@@ -113,8 +119,8 @@ func parseConfig(text string) (*config.SchedulerConfig, error) {
 // partitions, nodes and applications), so the RM can resync from scratch.
 // A bad configuration rejects the registration and changes nothing.
 func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]string) error {
-	if id == "" {
-		return errors.New("register: resource manager ID is empty")
+	if err := CheckRMID(id); err != nil {
+		return fmt.Errorf("register: %w", err)
 	}
 	cfg, err := parseConfig(cfgText)
 	if err != nil {
@@ -133,7 +139,37 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 	}
 	slices.Sort(rm.names)
 	rm.applyExtra()
+	if old, ok := e.rms[id]; ok {
+		rm.Order = old.Order
+	} else {
+		e.registrations++
+		rm.Order = e.registrations
+	}
 	e.rms[id] = rm // replaces (and so wipes) a previous registration
+	return nil
+}
+
+// MaxRMIDLength is the longest resource manager ID.
+const MaxRMIDLength = 128
+
+// CheckRMID reports whether id can name a resource manager: 1 to
+// MaxRMIDLength ASCII letters, digits, '.', '_', ':' or '-', starting with
+// a letter or a digit. Such an ID is safe in logs, metrics labels and REST
+// paths ("[rmID]partition").
+func CheckRMID(id string) error {
+	if id == "" {
+		return errors.New("rmID is empty")
+	}
+	if len(id) > MaxRMIDLength {
+		return fmt.Errorf("rmID of %d bytes is longer than %d", len(id), MaxRMIDLength)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != ':' && c != '-')) {
+			return fmt.Errorf("rmID %q is not valid: use letters, digits, '.', '_', ':' and '-', starting with a letter or digit", id)
+		}
+	}
 	return nil
 }
 
@@ -142,6 +178,9 @@ func (e *Engine) RM(id string) (*RM, bool) {
 	rm, ok := e.rms[id]
 	return rm, ok
 }
+
+// RMCount is the number of registered resource managers.
+func (e *Engine) RMCount() int { return len(e.rms) }
 
 // RMs returns the registered resource manager IDs, sorted.
 func (e *Engine) RMs() []string {

@@ -52,7 +52,7 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 		rm, _ := e.RM(id)
 		info := in.RMs[id]
 		r := &RM{
-			ID: id, PolicyGroup: rm.PolicyGroup, Registered: info.Registered,
+			ID: id, PolicyGroup: rm.PolicyGroup, Order: rm.Order, Registered: info.Registered,
 			BuildInfo: cloneMap(info.BuildInfo), Extra: cloneMap(rm.Extra),
 			Config: rm.Config, Checksum: rm.Config.Checksum,
 		}
@@ -66,11 +66,12 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 		names := rm.Registry().Names()
 		for _, p := range rm.Partitions() {
 			bp := buildPartition(p, info.Registered, in.Rejected[id])
-			bp.Names = names
+			bp.Names, bp.order = names, rm.Order
 			s.Partitions = append(s.Partitions, bp)
 		}
 	}
 	b.yaml = yaml // forget configurations no longer active
+	slices.SortFunc(s.RMs, func(a, b *RM) int { return cmp.Compare(a.Order, b.Order) })
 	sortPartitions(s.Partitions)
 	return s
 }

@@ -72,7 +72,9 @@ partitions:
 	for _, p := range s.Partitions {
 		got = append(got, p.Name+"/"+p.RMID)
 	}
-	want := []string{"default/rm1", "default/rm2", "alpha/rm1", "alpha/rm2", "zeta/rm1", "zeta/rm2"}
+	// within a name, the RM that registered first comes first, whatever
+	// its ID: a later RM never takes a bare partition name over
+	want := []string{"default/rm2", "default/rm1", "alpha/rm2", "alpha/rm1", "zeta/rm2", "zeta/rm1"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}

@@ -94,7 +94,8 @@ func New() *Engine {
 func (e *Engine) SetTypeLimit(n int) { e.typeLimit = n }
 
 // Registry is the resource name registry of an RM's partitions, nil for an
-// RM that is not registered. Its lookups are safe on any goroutine.
+// RM that is not registered. Call it on the engine's goroutine; the
+// registry's lookups are then safe on any.
 func (e *Engine) Registry(rmID string) *resource.Registry {
 	if rm, ok := e.rms[rmID]; ok {
 		return rm.reg

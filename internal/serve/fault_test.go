@@ -166,6 +166,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	// scheduling goes on after the reloads
 	ch.awaitReleased(t, ch.released.Load()+50, "after the reloads")
 	ch.halt()
+	t.Logf("%d allocations made and released around 5 valid and 5 invalid reloads", ch.released.Load())
 	if n := ch.errs.Load(); n != 0 {
 		t.Errorf("%d RM calls failed during the reloads", n)
 	}

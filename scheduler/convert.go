@@ -10,13 +10,13 @@ import (
 // fromSnapshot copies a snapshot into the public view.
 func fromSnapshot(s *snapshot.Snapshot) *View {
 	v := &View{Generation: s.Generation, Partitions: make([]*Partition, 0, len(s.Partitions))}
-	res := func(x resource.Vector) Resource { return Resource(s.Map(x)) }
 	for _, sp := range s.Partitions {
+		res := func(x resource.Vector) Resource { return Resource(sp.Map(x)) }
 		p := &Partition{Name: sp.Name, RMID: sp.RMID, Capacity: res(sp.Capacity)}
 		sp.EachQueue(func(q *snapshot.Queue) {
 			p.Queues = append(p.Queues, &Queue{
 				Path: q.Path, Leaf: q.Leaf, State: q.State,
-				Max: Resource(s.QuotaMap(q.Max)), Guaranteed: Resource(s.QuotaMap(q.Guaranteed)),
+				Max: Resource(sp.QuotaMap(q.Max)), Guaranteed: Resource(sp.QuotaMap(q.Guaranteed)),
 				Allocated: res(q.Allocated), Pending: res(q.Pending), Apps: append([]string(nil), q.Apps...),
 			})
 		})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/logging"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 	"github.com/paddock-sched/paddock/internal/serve"
 )
@@ -48,6 +49,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "", "initial log level (debug, info, warn, error); RMs' log.level keys override it")
 	siQueue := fs.Int("si-queue-limit", rmproxy.DefaultMaxQueued, "SI items (nodes, applications, asks, allocations, releases) queued for the scheduler before RM calls wait (negative: unbounded)")
 	siWait := fs.Duration("si-queue-wait", rmproxy.DefaultQueueWait, "how long an RM call waits for room in a full SI queue before it fails (gRPC ResourceExhausted)")
+	types := fs.Int("resource-types", resource.MaxTypes, "resource types (vcore and memory included) each resource manager may use, 2 to 16; each RM has its own")
+	maxRMs := fs.Int("max-rms", rmproxy.DefaultMaxRMs, "resource managers registered at once; a new rmID past it is refused (negative: no limit)")
+	allowRMs := fs.String("allow-rms", "", "comma-separated rmIDs that may register; others are refused (empty: any)")
 	var limits serve.RESTLimits
 	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
 	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
@@ -69,6 +73,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "paddock serve: unexpected argument %q: serve takes options only; see 'paddock serve -h'\n", fs.Arg(0))
 		return exitUsage
 	}
+	if *types < 2 || *types > resource.MaxTypes {
+		fmt.Fprintf(stderr, "serve: -resource-types %d: must be 2 to %d\n", *types, resource.MaxTypes)
+		return exitUsage
+	}
 	if (*cert == "") != (*key == "") {
 		fmt.Fprintln(stderr, "serve: -tls-cert and -tls-key go together")
 		return exitUsage
@@ -80,7 +88,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, UIDir: *uiDir, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, UIDir: *uiDir, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait, ResourceTypes: *types, MaxRMs: *maxRMs}
+	if *allowRMs != "" {
+		for _, id := range strings.Split(*allowRMs, ",") {
+			o.AllowedRMs = append(o.AllowedRMs, strings.TrimSpace(id))
+		}
+	}
 	tok, err := tokenOf(*token, *tokenFile, os.Getenv("PADDOCK_TOKEN"))
 	if err != nil {
 		fmt.Fprintf(stderr, "serve: %v\n", err)

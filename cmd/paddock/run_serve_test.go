@@ -36,6 +36,9 @@ func TestServeRejectsBadInput(t *testing.T) {
 		{[]string{"-rest-idle-timeout", "soon"}, exitUsage, "rest-idle-timeout"},
 		{[]string{"-token", "a", "-token-file", bad}, exitUsage, "-token and -token-file go alone"},
 		{[]string{"-token-file", filepath.Join(dir, "missing")}, exitIOError, "-token-file"},
+		{[]string{"-resource-types", "1"}, exitUsage, "-resource-types 1: must be 2 to 16"},
+		{[]string{"-resource-types", "17"}, exitUsage, "-resource-types 17"},
+		{[]string{"-allow-rms", "prod,bad id", "-rest-addr", "127.0.0.1:0", "-grpc-addr", "127.0.0.1:0"}, exitServeFailed, `rmID "bad id" is not valid`},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(append([]string{"serve"}, tc.args...), &out, &errOut); code != tc.code || !strings.Contains(errOut.String(), tc.msg) {

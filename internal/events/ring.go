@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // Defaults of the extra configuration keys (reference §1.11).
@@ -33,6 +34,9 @@ const (
 type Entry struct {
 	ID     uint64
 	Record event.Record
+	// Registry names the record's resource vector: the registry of the
+	// RM that made it (nil for the service's own).
+	Registry *resource.Registry
 }
 
 // Ring is the bounded event history. IDs start at 0 and increase by one
@@ -63,9 +67,12 @@ const initialSize = 1024
 
 // Append stores a record, dropping the oldest when the ring is full, and
 // offers it to every open stream. It never blocks on a reader.
-func (r *Ring) Append(rec event.Record) {
+func (r *Ring) Append(rec event.Record) { r.AppendFrom(nil, rec) }
+
+// AppendFrom is Append for a record whose vector reg names.
+func (r *Ring) AppendFrom(reg *resource.Registry, rec event.Record) {
 	r.mu.Lock()
-	e := Entry{ID: r.next, Record: rec}
+	e := Entry{ID: r.next, Record: rec, Registry: reg}
 	r.next++
 	if r.n == len(r.buf) && r.n < r.limit {
 		r.regrow(min(2*len(r.buf), r.limit))

@@ -41,7 +41,8 @@ type Options struct {
 	StreamBuffer int
 	// WriteTimeout bounds writing one streamed record.
 	WriteTimeout time.Duration
-	// Registry names the resources of records' vectors.
+	// Registry names the resources of the vectors of records appended
+	// without their own (Append rather than AppendFrom).
 	Registry *resource.Registry
 	// Logger gets stream openings, refusals and disconnections.
 	Logger *slog.Logger
@@ -115,6 +116,10 @@ func (s *Service) Ring() *Ring { return s.ring }
 // Append stores a record; it never blocks on readers.
 func (s *Service) Append(r event.Record) { s.ring.Append(r) }
 
+// AppendFrom stores a record whose resource vector reg names (each RM has
+// its own registry); it never blocks on readers.
+func (s *Service) AppendFrom(reg *resource.Registry, r event.Record) { s.ring.AppendFrom(reg, r) }
+
 // Streams lists the open streams.
 func (s *Service) Streams() []StreamInfo { return s.ring.streams() }
 
@@ -176,8 +181,9 @@ func (s *Service) limits() (maxStreams, maxPerHost, restSize int) {
 	return s.maxStreams, s.maxPerHost, s.restSize
 }
 
-// SI converts a stored record to the SI message REST clients see.
-func (s *Service) SI(r event.Record) *si.EventRecord {
+// SI converts a stored entry to the SI message REST clients see.
+func (s *Service) SI(e Entry) *si.EventRecord {
+	r := e.Record
 	msg := r.Message
 	if len(msg) > MaxMessage {
 		msg = msg[:MaxMessage]
@@ -188,7 +194,11 @@ func (s *Service) SI(r event.Record) *si.EventRecord {
 		EventChangeDetail: si.EventRecord_ChangeDetail(r.Detail),
 	}
 	if r.Resource.AnyPositive() {
-		out.Resource, _ = siconv.Resource(s.reg, r.Resource)
+		reg := e.Registry
+		if reg == nil {
+			reg = s.reg
+		}
+		out.Resource, _ = siconv.Resource(reg, r.Resource)
 	}
 	return out
 }
@@ -255,7 +265,7 @@ func (s *Service) BatchHandler() http.Handler {
 		lo, hi, recs := s.ring.Range(uint64(start), int(count))
 		out := Batch{InstanceUUID: s.instance, LowestID: lo, HighestID: hi, EventRecords: make([]*si.EventRecord, len(recs))}
 		for i, e := range recs {
-			out.EventRecords[i] = s.SI(e.Record)
+			out.EventRecords[i] = s.SI(e)
 		}
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		_ = json.NewEncoder(w).Encode(out)
@@ -338,7 +348,7 @@ func (s *Service) StreamHandler() http.Handler {
 				}
 				batch = batch[:0]
 				for _, e := range recs {
-					batch = append(batch, s.SI(e.Record))
+					batch = append(batch, s.SI(e))
 				}
 				if !send(batch...) {
 					return false
@@ -352,7 +362,7 @@ func (s *Service) StreamHandler() http.Handler {
 			n := min(len(backlog), streamBatch)
 			batch = batch[:0]
 			for _, e := range backlog[:n] {
-				batch = append(batch, s.SI(e.Record))
+				batch = append(batch, s.SI(e))
 			}
 			if !send(batch...) {
 				return

@@ -156,6 +156,7 @@ func (s *Server) RegisterResourceManager(_ context.Context, req *si.RegisterReso
 		e = &rmEntry{id: req.RmID}
 		s.rms[req.RmID] = e
 	}
+	e.registering++
 	s.mu.Unlock()
 
 	sess := newSession(s, e, s.opts.Clock.Now())
@@ -163,10 +164,16 @@ func (s *Server) RegisterResourceManager(_ context.Context, req *si.RegisterReso
 	e.fwd.Lock()
 	defer e.fwd.Unlock()
 	resp, err := s.api.RegisterResourceManager(req, sess)
+	s.mu.Lock()
+	e.registering--
 	if err != nil {
+		// a refused registration of an ID never registered leaves nothing
+		if e.sess == nil && e.registering == 0 && s.rms[req.RmID] == e {
+			delete(s.rms, req.RmID)
+		}
+		s.mu.Unlock()
 		return nil, apiStatus(fmt.Sprintf("register %s", req.RmID), err)
 	}
-	s.mu.Lock()
 	if old := e.sess; old != nil {
 		old.supersedeLocked(status.Errorf(codes.Aborted, "rm %s registered again: reopen the stream", req.RmID))
 	}
@@ -228,14 +235,18 @@ func (s *Server) updateConfiguration(_ context.Context, req *si.UpdateConfigurat
 var errClosing = status.Error(codes.Unavailable, "server is stopping")
 
 // apiStatus turns a SchedulerAPI error into a gRPC status: a stopped
-// scheduler is Unavailable, a service queue that stayed full is
-// ResourceExhausted, anything else is a bad request.
+// scheduler is Unavailable, a service queue that stayed full or a full RM
+// table is ResourceExhausted, an RM ID off the allow-list is
+// PermissionDenied, anything else is a bad request.
 func apiStatus(what string, err error) error {
 	if errors.Is(err, rmproxy.ErrStopped) {
 		return status.Errorf(codes.Unavailable, "%s: %v", what, err)
 	}
-	if errors.Is(err, rmproxy.ErrBusy) {
+	if errors.Is(err, rmproxy.ErrBusy) || errors.Is(err, rmproxy.ErrTooManyRMs) {
 		return status.Errorf(codes.ResourceExhausted, "%s: %v", what, err)
+	}
+	if errors.Is(err, rmproxy.ErrRMNotAllowed) {
+		return status.Errorf(codes.PermissionDenied, "%s: %v", what, err)
 	}
 	return status.Errorf(codes.InvalidArgument, "%s: %v", what, err)
 }

@@ -254,7 +254,29 @@ func TestAPIStatus(t *testing.T) {
 		{rmproxy.ErrStopped, codes.Unavailable},
 		{fmt.Errorf("%w: 60000 SI items wait", rmproxy.ErrBusy), codes.ResourceExhausted},
 		{errors.New("update node: nil request"), codes.InvalidArgument},
+		{fmt.Errorf("register %q: %w: 100 are registered", "x", rmproxy.ErrTooManyRMs), codes.ResourceExhausted},
+		{fmt.Errorf("register %q: %w", "x", rmproxy.ErrRMNotAllowed), codes.PermissionDenied},
 	} {
 		wantCode(t, tc.err.Error(), apiStatus("UpdateNode of rm rm1", tc.err), tc.want)
+	}
+}
+
+// TestRefusedRegistrationsLeaveNothing is issue #18 item 5: a registration
+// the scheduler refuses (a bad ID or configuration, a full RM table, an ID
+// not on the allow-list) leaves no entry behind, so refused registrations
+// cannot grow the server's memory.
+func TestRefusedRegistrationsLeaveNothing(t *testing.T) {
+	h := start(t, Options{})
+	c, _ := h.dial(t)
+	for i := range 500 {
+		_, err := c.RegisterResourceManager(ctx(t), &si.RegisterResourceManagerRequest{RmID: fmt.Sprint("refused-", i), Config: "bad"})
+		wantCode(t, "register with bad config", err, codes.InvalidArgument)
+	}
+	h.register(t, c, "rm1")
+	h.srv.mu.Lock()
+	n := len(h.srv.rms)
+	h.srv.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d RM entries after 500 refused registrations and one accepted, want 1", n)
 	}
 }

@@ -57,6 +57,10 @@ type rmEntry struct {
 	// reaches the scheduler after the new registration.
 	fwd  sync.RWMutex
 	sess *session // current registration; guarded by Server.mu (and fwd to write)
+	// registering counts the registrations under way; guarded by
+	// Server.mu. An entry without a session is removed when the last one
+	// fails.
+	registering int
 }
 
 // session is one registration of an RM: the callback the scheduler

@@ -86,12 +86,12 @@ func counterCheck(name, desc, what string, cur, prev uint64) Check {
 
 func negativeResources(s *snapshot.Snapshot) Check {
 	var p problems
-	neg := func(v resource.Vector, format string, args ...any) {
-		if v.HasNegative() {
-			p.add(format+": %v", append(args, s.Map(v))...)
-		}
-	}
 	for _, pt := range s.Partitions {
+		neg := func(v resource.Vector, format string, args ...any) {
+			if v.HasNegative() {
+				p.add(format+": %v", append(args, pt.Map(v))...)
+			}
+		}
 		neg(pt.Capacity, "partition %s: negative capacity", pt.Name)
 		pt.EachQueue(func(q *snapshot.Queue) {
 			neg(q.Allocated, "partition %s queue %s: negative allocated", pt.Name, q.Path)
@@ -135,14 +135,14 @@ func consistency(s *snapshot.Snapshot) Check {
 				sum.Inc(x.Res)
 			}
 			if sum != n.Allocated {
-				p.add("partition %s node %s: allocated %v, its allocations sum to %v", pt.Name, n.ID, s.Map(n.Allocated), s.Map(sum))
+				p.add("partition %s node %s: allocated %v, its allocations sum to %v", pt.Name, n.ID, pt.Map(n.Allocated), pt.Map(sum))
 			}
 			if n.Capacity.Sub(n.Allocated).Sub(n.Occupied) != n.Available {
 				p.add("partition %s node %s: capacity is not allocated + occupied + available", pt.Name, n.ID)
 			}
 		}
 		if capacity != pt.Capacity {
-			p.add("partition %s: capacity %v, nodes sum to %v", pt.Name, s.Map(pt.Capacity), s.Map(capacity))
+			p.add("partition %s: capacity %v, nodes sum to %v", pt.Name, pt.Map(pt.Capacity), pt.Map(capacity))
 		}
 		leafAlloc := map[string]resource.Vector{}
 		leafPend := map[string]resource.Vector{}
@@ -155,10 +155,10 @@ func consistency(s *snapshot.Snapshot) Check {
 				pe.Inc(x.Res)
 			}
 			if al != a.Allocated {
-				p.add("partition %s application %s: allocated %v, its allocations sum to %v", pt.Name, a.ID, s.Map(a.Allocated), s.Map(al))
+				p.add("partition %s application %s: allocated %v, its allocations sum to %v", pt.Name, a.ID, pt.Map(a.Allocated), pt.Map(al))
 			}
 			if pe != a.Pending {
-				p.add("partition %s application %s: pending %v, its asks sum to %v", pt.Name, a.ID, s.Map(a.Pending), s.Map(pe))
+				p.add("partition %s application %s: pending %v, its asks sum to %v", pt.Name, a.ID, pt.Map(a.Pending), pt.Map(pe))
 			}
 			v := leafAlloc[strings.ToLower(a.Queue)]
 			v.Inc(a.Allocated)
@@ -178,14 +178,14 @@ func consistency(s *snapshot.Snapshot) Check {
 				}
 			}
 			if al != q.Allocated {
-				p.add("partition %s queue %s: allocated %v, recomputed %v", pt.Name, q.Path, s.Map(q.Allocated), s.Map(al))
+				p.add("partition %s queue %s: allocated %v, recomputed %v", pt.Name, q.Path, pt.Map(q.Allocated), pt.Map(al))
 			}
 			if pe != q.Pending {
-				p.add("partition %s queue %s: pending %v, recomputed %v", pt.Name, q.Path, s.Map(q.Pending), s.Map(pe))
+				p.add("partition %s queue %s: pending %v, recomputed %v", pt.Name, q.Path, pt.Map(q.Pending), pt.Map(pe))
 			}
 		})
 		if pt.Root != nil && pt.Root.Allocated != nodeAlloc {
-			p.add("partition %s: root queue allocated %v, nodes hold %v", pt.Name, s.Map(pt.Root.Allocated), s.Map(nodeAlloc))
+			p.add("partition %s: root queue allocated %v, nodes hold %v", pt.Name, pt.Map(pt.Root.Allocated), pt.Map(nodeAlloc))
 		}
 	}
 	return p.check("Consistency of data", "Check that partition, node, application and queue totals match what they are made of")

@@ -7,6 +7,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/bench"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/events"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -39,9 +40,9 @@ func BenchmarkHotPath(b *testing.B) {
 	b.Run("metrics+events", func(b *testing.B) {
 		run(b, func(svc *rmproxy.Service) {
 			m := New(SnapshotSource{Service: svc}, nil)
-			ev := events.New(events.Options{Registry: svc.Registry()})
+			ev := events.New(events.Options{})
 			h := m.Hooks()
-			h.Event = func(_ string, r event.Record) { ev.Append(r) }
+			h.Event = func(_ string, reg *resource.Registry, r event.Record) { ev.AppendFrom(reg, r) }
 			svc.SetHooks(h)
 		})
 	})

@@ -256,8 +256,8 @@ partitions:
 func TestQueuePreemptingState(t *testing.T) {
 	var v resource.Vector
 	v[0] = 1500
-	snap := &snapshot.Snapshot{Names: []string{"vcore"}, Partitions: []*snapshot.Partition{{
-		Name: "default", Root: &snapshot.Queue{Path: "root", Preempting: v},
+	snap := &snapshot.Snapshot{Partitions: []*snapshot.Partition{{
+		Name: "default", Names: []string{"vcore"}, Root: &snapshot.Queue{Path: "root", Preempting: v},
 	}}}
 	st := FromSnapshot(snap)
 	if len(st.Queues) != 1 || st.Queues[0].Resources["preempting"]["vcore"] != 1500 {

@@ -100,14 +100,14 @@ func FromSnapshot(snap *snapshot.Snapshot) State {
 			} else {
 				st.DrainingNodes++
 			}
-			usage(snap, n, st.NodeUsage)
+			usage(p, n, st.NodeUsage)
 		}
 		p.EachQueue(func(q *snapshot.Queue) {
 			qs := QueueState{Partition: p.Name, Queue: q.Path, Apps: perQueue[strings.ToLower(q.Path)], MaxRunningApps: q.MaxApps,
 				Resources: map[string]map[string]int64{
-					"guaranteed": snap.QuotaMap(q.Guaranteed), "max": snap.QuotaMap(q.Max),
-					"allocated": snap.Map(q.Allocated), "pending": snap.Map(q.Pending),
-					"preempting": snap.Map(q.Preempting),
+					"guaranteed": p.QuotaMap(q.Guaranteed), "max": p.QuotaMap(q.Max),
+					"allocated": p.Map(q.Allocated), "pending": p.Map(q.Pending),
+					"preempting": p.Map(q.Preempting),
 				}}
 			if qs.Apps == nil {
 				qs.Apps = map[string]int{}
@@ -119,13 +119,13 @@ func FromSnapshot(snap *snapshot.Snapshot) State {
 }
 
 // usage adds a node to the usage buckets of each resource it has.
-func usage(snap *snapshot.Snapshot, n *snapshot.Node, out map[string]*[Buckets]int) {
+func usage(p *snapshot.Partition, n *snapshot.Node, out map[string]*[Buckets]int) {
 	used := n.Allocated.Add(n.Occupied)
 	for i, c := range n.Capacity {
 		if c <= 0 {
 			continue
 		}
-		name := snap.Name(i)
+		name := p.ResourceName(i)
 		if name == "" {
 			continue
 		}

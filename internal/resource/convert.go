@@ -8,7 +8,7 @@ import (
 
 // FromMap converts named quantities to a vector, interning new names in
 // sorted order. A negative quantity or one above MaxQuantity is rejected,
-// naming the resource, and so is a map that would need more than MaxTypes
+// naming the resource, and so is a map that would need more than Limit
 // types in total; on error the registry is unchanged.
 func (r *Registry) FromMap(m map[string]int64) (Vector, error) {
 	var v Vector

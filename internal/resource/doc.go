@@ -1,5 +1,5 @@
 // Package resource owns Paddock's resource model: resource names interned to
-// small indexes by a per-scheduler Registry, quantities as fixed-size int64
+// small indexes by a Registry (one per resource manager), quantities as fixed-size int64
 // Vectors with allocation-free arithmetic, Quotas (per-type upper bounds where
 // an absent type is unlimited and 0 means unavailable), the share and score
 // functions queue, application and node sorting are built on, and the parsing

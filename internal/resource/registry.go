@@ -7,9 +7,11 @@ import (
 	"sync/atomic"
 )
 
-// MaxTypes is the number of resource types one scheduler instance can know.
-// Kubernetes clusters rarely use more than a dozen (vcore, memory, pods,
-// ephemeral-storage, a few device plugins, hugepages sizes).
+// MaxTypes is the number of resource types one registry can know, the width
+// of a Vector. Kubernetes clusters rarely use more than a dozen (vcore,
+// memory, pods, ephemeral-storage, a few device plugins, hugepages sizes).
+// The engine keeps one registry per resource manager, so the types of one
+// RM never count against another's.
 const MaxTypes = 16
 
 // Index identifies an interned resource name; valid values are 0..MaxTypes-1.
@@ -21,14 +23,16 @@ const (
 	MemoryIndex Index = 1
 )
 
-// Registry interns resource names to indexes. Each scheduler instance owns
-// one. Lookups (Index, Name, Len, Names) are safe for any number of
+// Registry interns resource names to indexes, up to its limit (MaxTypes
+// unless made with NewLimitedRegistry). The engine owns one per resource
+// manager. Lookups (Index, Name, Len, Names) are safe for any number of
 // concurrent readers while another goroutine interns: the name table is
 // copy-on-write behind an atomic pointer, and writers serialise on a mutex.
 // Once interned, a name keeps its index for the life of the registry.
 type Registry struct {
 	mu    sync.Mutex
 	names atomic.Pointer[[]string] // nil until the first Intern
+	limit int                      // 0 means MaxTypes
 }
 
 // preinterned is the table of a registry nothing was interned in yet. It is
@@ -39,6 +43,24 @@ var preinterned = []string{VCore, Memory}
 // MemoryIndex. The zero Registry is equally ready to use.
 func NewRegistry() *Registry {
 	return &Registry{}
+}
+
+// NewLimitedRegistry returns a registry that holds at most limit names,
+// vcore and memory included; limit is clamped to 2..MaxTypes, and 0 means
+// MaxTypes.
+func NewLimitedRegistry(limit int) *Registry {
+	if limit == 0 {
+		limit = MaxTypes
+	}
+	return &Registry{limit: min(max(limit, len(preinterned)), MaxTypes)}
+}
+
+// Limit is the most names the registry holds.
+func (r *Registry) Limit() int {
+	if r.limit == 0 {
+		return MaxTypes
+	}
+	return r.limit
 }
 
 func (r *Registry) table() []string {
@@ -82,7 +104,7 @@ func lookup(t []string, name string) (Index, bool) {
 }
 
 // Intern returns the index of name, assigning the next free index if the
-// name is new. It fails for the empty name and when MaxTypes names are
+// name is new. It fails for the empty name and when Limit names are
 // already interned.
 func (r *Registry) Intern(name string) (Index, error) {
 	if i, ok := r.Index(name); ok {
@@ -97,8 +119,8 @@ func (r *Registry) Intern(name string) (Index, error) {
 	if i, ok := lookup(t, name); ok {
 		return i, nil
 	}
-	if len(t) >= MaxTypes {
-		return 0, fmt.Errorf("cannot add resource type %q: the limit of %d resource types is reached (%v)", name, MaxTypes, t)
+	if len(t) >= r.Limit() {
+		return 0, fmt.Errorf("cannot add resource type %q: the limit of %d resource types is reached (%v)", name, r.Limit(), t)
 	}
 	r.publish(append(slices.Clip(t), name))
 	return Index(len(t)), nil
@@ -122,8 +144,8 @@ func (r *Registry) internAll(names []string) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	if len(t)+len(fresh) > MaxTypes {
-		return fmt.Errorf("cannot add resource types %q: the limit of %d resource types would be exceeded (already known: %v)", fresh, MaxTypes, t)
+	if len(t)+len(fresh) > r.Limit() {
+		return fmt.Errorf("cannot add resource types %q: the limit of %d resource types would be exceeded (already known: %v)", fresh, r.Limit(), t)
 	}
 	r.publish(append(slices.Clip(t), fresh...))
 	return nil

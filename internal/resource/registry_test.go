@@ -193,3 +193,29 @@ func TestRegistryZeroValue(t *testing.T) {
 		t.Error("interning in one zero Registry changed another")
 	}
 }
+
+func TestLimitedRegistry(t *testing.T) {
+	r := NewLimitedRegistry(4)
+	if r.Limit() != 4 {
+		t.Fatalf("Limit() = %d, want 4", r.Limit())
+	}
+	if _, err := r.FromMap(map[string]int64{"a": 1, "b": 1, "c": 1}); err == nil {
+		t.Fatal("three new types in a registry of 4 with vcore and memory: no error")
+	} else if !strings.Contains(err.Error(), "limit of 4 resource types") {
+		t.Errorf("error %q does not name the limit", err)
+	}
+	if r.Len() != 2 {
+		t.Fatalf("a refused map changed the registry: %v", r.Names())
+	}
+	if _, err := r.FromMap(map[string]int64{"a": 1, "b": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Intern("c"); err == nil {
+		t.Fatal("Intern past the limit: no error")
+	}
+	for in, want := range map[int]int{0: MaxTypes, 1: 2, 100: MaxTypes, 7: 7} {
+		if got := NewLimitedRegistry(in).Limit(); got != want {
+			t.Errorf("NewLimitedRegistry(%d).Limit() = %d, want %d", in, got, want)
+		}
+	}
+}

@@ -151,12 +151,12 @@ func (s *server) stateDump(w http.ResponseWriter, r *http.Request, snap *snapsho
 		d.ClusterInfo = append(d.ClusterInfo, clusterInfo(snap, p))
 		for _, list := range [][]*snapshot.App{p.Apps, p.Done} {
 			for _, a := range list {
-				d.Applications = append(d.Applications, appInfo(snap, a))
+				d.Applications = append(d.Applications, appInfo(snap, p, a))
 			}
 		}
 		pn := PartitionNodes{PartitionName: p.Name, NodesInfo: make([]NodeInfo, 0, len(p.Nodes))}
 		for _, n := range p.Nodes {
-			pn.NodesInfo = append(pn.NodesInfo, nodeInfo(snap, n))
+			pn.NodesInfo = append(pn.NodesInfo, nodeInfo(p, n))
 		}
 		d.Nodes = append(d.Nodes, pn)
 		if p.Root != nil {

@@ -39,11 +39,11 @@ func strList(l []string) []string {
 }
 
 // percent is used*100/capacity per type with a positive capacity.
-func percent(s *snapshot.Snapshot, used, capacity resource.Vector) Resource {
+func percent(p *snapshot.Partition, used, capacity resource.Vector) Resource {
 	out := Resource{}
 	for i := range capacity {
 		if capacity[i] > 0 {
-			out[s.Name(i)] = int64(float64(used[i]) * 100 / float64(capacity[i]))
+			out[p.ResourceName(i)] = int64(float64(used[i]) * 100 / float64(capacity[i]))
 		}
 	}
 	return out
@@ -67,11 +67,11 @@ func partitionInfo(s *snapshot.Snapshot, p *snapshot.Partition) PartitionInfo {
 		ClusterID: p.RMID, Name: p.Name, TotalNodes: len(p.Nodes), TotalContainers: p.Allocations,
 		State: "Active", LastStateTransitionTime: nanos(p.Created),
 		Applications: map[string]int{"total": len(p.Apps) + len(p.Done)},
-		Capacity:     PartitionCapacity{Capacity: s.Map(p.Capacity), UsedCapacity: Resource{}, Utilization: Resource{}},
+		Capacity:     PartitionCapacity{Capacity: p.Map(p.Capacity), UsedCapacity: Resource{}, Utilization: Resource{}},
 	}
 	if p.Root != nil {
-		pi.Capacity.UsedCapacity = s.Map(p.Root.Allocated)
-		pi.Capacity.Utilization = percent(s, p.Root.Allocated, p.Capacity)
+		pi.Capacity.UsedCapacity = p.Map(p.Root.Allocated)
+		pi.Capacity.Utilization = percent(p, p.Root.Allocated, p.Capacity)
 	}
 	if c := p.Config; c != nil {
 		pi.NodeSortingPolicy = NodeSortingPolicy{Type: c.NodeSortPolicy.Type, ResourceWeights: c.NodeSortPolicy.ResourceWeights}
@@ -160,7 +160,7 @@ func absUsed(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue) Res
 			x, _ = p.Queue(x.Parent)
 		}
 		if limit > 0 {
-			out[s.Name(i)] = int64(float64(used) * 100 / float64(limit))
+			out[p.ResourceName(i)] = int64(float64(used) * 100 / float64(limit))
 		}
 	}
 	return out
@@ -168,8 +168,8 @@ func absUsed(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue) Res
 
 func queueInfo(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue, subtree bool) QueueInfo {
 	qi := QueueInfo{
-		QueueName: q.Path, Status: q.State, PendingResource: s.Map(q.Pending),
-		AllocatedResource: s.Map(q.Allocated), PreemptingResource: s.Map(q.Preempting),
+		QueueName: q.Path, Status: q.State, PendingResource: p.Map(q.Pending),
+		AllocatedResource: p.Map(q.Allocated), PreemptingResource: p.Map(q.Preempting),
 		IsLeaf: q.Leaf, IsManaged: q.Managed, Properties: strMap(q.Properties), Parent: q.Parent,
 		Children: []QueueInfo{}, ChildNames: []string{}, AbsUsedCapacity: absUsed(s, p, q),
 		MaxRunningApps: q.MaxApps, RunningApps: q.RunningApps, AllocatingAcceptedApps: []string{},
@@ -189,13 +189,13 @@ func queueInfo(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue, s
 		qi.Partition = p.Name
 	}
 	if !q.Max.IsUnlimited() {
-		qi.MaxResource = s.QuotaMap(q.Max)
+		qi.MaxResource = p.QuotaMap(q.Max)
 	}
 	if !q.Guaranteed.IsUnlimited() {
-		qi.GuaranteedResource = s.QuotaMap(q.Guaranteed)
+		qi.GuaranteedResource = p.QuotaMap(q.Guaranteed)
 	}
 	if !q.Headroom.IsUnlimited() {
-		qi.Headroom = s.QuotaMap(q.Headroom)
+		qi.Headroom = p.QuotaMap(q.Headroom)
 	}
 	if t := q.Template; t != nil && !t.IsEmpty() {
 		qi.Template = &TemplateInfo{
@@ -220,17 +220,17 @@ func stateLog(a *snapshot.App) []StateInfo {
 	return out
 }
 
-func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
+func appInfo(s *snapshot.Snapshot, p *snapshot.Partition, a *snapshot.App) AppInfo {
 	ai := AppInfo{
-		ApplicationID: a.ID, UsedResource: s.Map(a.Allocated), MaxUsedResource: s.Map(a.MaxAllocated),
-		PendingResource: s.Map(a.Pending), Partition: a.Partition, QueueName: a.Queue,
+		ApplicationID: a.ID, UsedResource: p.Map(a.Allocated), MaxUsedResource: p.Map(a.MaxAllocated),
+		PendingResource: p.Map(a.Pending), Partition: a.Partition, QueueName: a.Queue,
 		SubmissionTime: nanos(a.Submitted), State: a.State.String(), User: a.User, Groups: strList(a.Groups),
 		StateLog: stateLog(a), Requests: make([]AskInfo, 0, len(a.Asks)),
 		Allocations: make([]AllocationInfo, 0, len(a.Allocations)), PlaceholderData: []PlaceholderInfo{},
 		HasReserved: len(a.Reserved) > 0, Reservations: []string{},
 		ResourceHistory: ResourceHistory{
-			ResourceUsage: usageInfo(s, a.History.Used), PreemptedResource: usageInfo(s, a.History.Preempted),
-			PlaceholderResource: usageInfo(s, a.History.Placeholder),
+			ResourceUsage: usageInfo(p, a.History.Used), PreemptedResource: usageInfo(p, a.History.Preempted),
+			PlaceholderResource: usageInfo(p, a.History.Placeholder),
 		},
 	}
 	if a.HasPending {
@@ -251,14 +251,14 @@ func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 		ai.RejectedMessage = a.Message
 	}
 	for _, x := range a.Asks {
-		ai.Requests = append(ai.Requests, askInfo(s, x))
+		ai.Requests = append(ai.Requests, askInfo(p, x))
 	}
 	for _, x := range a.Allocations {
-		ai.Allocations = append(ai.Allocations, allocationInfo(s, x))
+		ai.Allocations = append(ai.Allocations, allocationInfo(p, x))
 	}
 	for _, tg := range a.TaskGroups {
 		ai.PlaceholderData = append(ai.PlaceholderData, PlaceholderInfo{
-			TaskGroupName: tg.Name, Count: int64(tg.Count), MinResource: s.Map(tg.MinResource),
+			TaskGroupName: tg.Name, Count: int64(tg.Count), MinResource: p.Map(tg.MinResource),
 			Replaced: int64(tg.Replaced), TimedOut: int64(tg.TimedOut),
 		})
 	}
@@ -269,18 +269,18 @@ func appInfo(s *snapshot.Snapshot, a *snapshot.App) AppInfo {
 }
 
 // usageInfo converts resource·seconds per instance type.
-func usageInfo(s *snapshot.Snapshot, u app.Usage) map[string]Resource {
+func usageInfo(p *snapshot.Partition, u app.Usage) map[string]Resource {
 	out := make(map[string]Resource, len(u))
 	for inst, v := range u {
-		out[inst] = s.Map(v)
+		out[inst] = p.Map(v)
 	}
 	return out
 }
 
-func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {
+func askInfo(p *snapshot.Partition, x *snapshot.Ask) AskInfo {
 	ai := AskInfo{
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
-		Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)), RequiredNodeID: x.RequiredNode,
+		Resource: p.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)), RequiredNodeID: x.RequiredNode,
 		ApplicationID: x.AppID, Placeholder: x.Placeholder, TaskGroupName: x.TaskGroup,
 		AllocationLog: []AllocationLog{}, Originator: x.Originator, TriggeredPreemption: x.TriggeredPreemption,
 		SchedulingAttempted: x.Why.Kind != app.NotTried, TriggeredScaleUp: x.ScaleUp,
@@ -294,10 +294,10 @@ func askInfo(s *snapshot.Snapshot, x *snapshot.Ask) AskInfo {
 	return ai
 }
 
-func allocationInfo(s *snapshot.Snapshot, x *snapshot.Allocation) AllocationInfo {
+func allocationInfo(p *snapshot.Partition, x *snapshot.Allocation) AllocationInfo {
 	ai := AllocationInfo{
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
-		AllocationTime: nanos(x.Allocated), Resource: s.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
+		AllocationTime: nanos(x.Allocated), Resource: p.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
 		NodeID: x.NodeID, ApplicationID: x.AppID, Placeholder: x.Placeholder, PlaceholderUsed: x.Replacing != "",
 		TaskGroupName: x.TaskGroup, Originator: x.Originator, Preempted: x.Preempted,
 	}
@@ -307,20 +307,20 @@ func allocationInfo(s *snapshot.Snapshot, x *snapshot.Allocation) AllocationInfo
 	return ai
 }
 
-func nodeInfo(s *snapshot.Snapshot, n *snapshot.Node) NodeInfo {
+func nodeInfo(p *snapshot.Partition, n *snapshot.Node) NodeInfo {
 	ni := NodeInfo{
 		NodeID: n.ID, HostName: n.Attributes[common.HostName], RackName: n.Attributes[common.RackName],
-		Attributes: strMap(n.Attributes), Capacity: s.Map(n.Capacity), Allocated: s.Map(n.Allocated),
-		Occupied: s.Map(n.Occupied), Available: s.Map(n.Available), Utilized: percent(s, n.Allocated, n.Capacity),
+		Attributes: strMap(n.Attributes), Capacity: p.Map(n.Capacity), Allocated: p.Map(n.Allocated),
+		Occupied: p.Map(n.Occupied), Available: p.Map(n.Available), Utilized: percent(p, n.Allocated, n.Capacity),
 		Allocations: make([]AllocationInfo, 0, len(n.Allocations)), ForeignAllocations: make([]ForeignInfo, 0, len(n.Foreign)),
 		Schedulable: n.Schedulable, IsReserved: n.ReservedFor != nil, Reservations: []string{},
 	}
 	for _, x := range n.Allocations {
-		ni.Allocations = append(ni.Allocations, allocationInfo(s, x))
+		ni.Allocations = append(ni.Allocations, allocationInfo(p, x))
 	}
 	for _, f := range n.Foreign {
 		ni.ForeignAllocations = append(ni.ForeignAllocations, ForeignInfo{
-			AllocationKey: f.Key, AllocationTags: map[string]string{}, Resource: s.Map(f.Res), Priority: "0", NodeID: n.ID,
+			AllocationKey: f.Key, AllocationTags: map[string]string{}, Resource: p.Map(f.Res), Priority: "0", NodeID: n.ID,
 		})
 	}
 	if r := n.ReservedFor; r != nil {
@@ -359,8 +359,8 @@ func nodeUtilizations(s *snapshot.Snapshot, p *snapshot.Partition) NodesUtilInfo
 	index := map[string]int{}
 	for i, v := range p.Capacity {
 		if v > 0 {
-			types = append(types, s.Name(i))
-			index[s.Name(i)] = i
+			types = append(types, p.ResourceName(i))
+			index[p.ResourceName(i)] = i
 		}
 	}
 	displayOrder(types)

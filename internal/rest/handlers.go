@@ -64,7 +64,7 @@ func appsOf(snap *snapshot.Snapshot, p *snapshot.Partition, ids []string, keep f
 	out := make([]AppInfo, 0, len(ids))
 	for _, id := range ids {
 		if a, ok := p.App(id); ok && (keep == nil || keep(a)) {
-			out = append(out, appInfo(snap, a))
+			out = append(out, appInfo(snap, p, a))
 		}
 	}
 	return out
@@ -141,7 +141,7 @@ func (s *server) queueApp(w http.ResponseWriter, r *http.Request, snap *snapshot
 		writeError(w, r, http.StatusNotFound, "Application not found", "application "+a.ID+" not found in queue "+q.Path)
 		return
 	}
-	writeJSON(w, r, appInfo(snap, a))
+	writeJSON(w, r, appInfo(snap, p, a))
 }
 
 // appsByState serves a partition's active, rejected or completed
@@ -160,7 +160,7 @@ func (s *server) appsByState(w http.ResponseWriter, r *http.Request, snap *snaps
 		}
 		for _, a := range p.Apps {
 			if keep == nil || keep(a) {
-				out = append(out, appInfo(snap, a))
+				out = append(out, appInfo(snap, p, a))
 			}
 		}
 	case "rejected", "completed":
@@ -170,7 +170,7 @@ func (s *server) appsByState(w http.ResponseWriter, r *http.Request, snap *snaps
 		}
 		for _, a := range p.Done {
 			if a.State == want {
-				out = append(out, appInfo(snap, a))
+				out = append(out, appInfo(snap, p, a))
 			}
 		}
 	default:
@@ -186,7 +186,7 @@ func (s *server) application(w http.ResponseWriter, r *http.Request, snap *snaps
 		return
 	}
 	if a, ok := application(w, r, p); ok {
-		writeJSON(w, r, appInfo(snap, a))
+		writeJSON(w, r, appInfo(snap, p, a))
 	}
 }
 
@@ -197,7 +197,7 @@ func (s *server) nodes(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 	}
 	out := make([]NodeInfo, 0, len(p.Nodes))
 	for _, n := range p.Nodes {
-		out = append(out, nodeInfo(snap, n))
+		out = append(out, nodeInfo(p, n))
 	}
 	writeJSON(w, r, out)
 }
@@ -213,7 +213,7 @@ func (s *server) node(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 		writeError(w, r, http.StatusNotFound, "Node not found", "node "+id+" not found in partition "+p.Name)
 		return
 	}
-	writeJSON(w, r, nodeInfo(snap, n))
+	writeJSON(w, r, nodeInfo(p, n))
 }
 
 // User and group names as the configuration accepts them in limits.

@@ -237,10 +237,18 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, message, des
 var errNotFound = errors.New("not found")
 
 // partition resolves the {partition} path parameter, writing a 404 when it
-// is unknown.
+// is unknown: a bare name is the partition of the RM that registered first
+// (snapshot.Partition); "[rmID]name" or ?rmID= picks an RM's.
 func partition(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) (*snapshot.Partition, bool) {
 	name := r.PathValue("partition")
-	p, ok := snap.Partition(name)
+	var p *snapshot.Partition
+	var ok bool
+	if rmID := r.URL.Query().Get("rmID"); rmID != "" {
+		p, ok = snap.PartitionOf(rmID, name)
+		name += " of resource manager " + rmID
+	} else {
+		p, ok = snap.Partition(name)
+	}
 	if !ok {
 		writeError(w, r, http.StatusNotFound, "Partition not found", "partition "+name+" not found")
 	}

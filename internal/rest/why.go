@@ -48,7 +48,7 @@ func fitOf(snap *snapshot.Snapshot, p *snapshot.Partition, res resource.Vector) 
 		short := false
 		for i, v := range res {
 			if v > 0 && v > n.Available[i] {
-				f.shortOn[snap.Name(i)]++
+				f.shortOn[p.ResourceName(i)]++
 				short = true
 			}
 		}
@@ -99,7 +99,7 @@ func (s *server) why(w http.ResponseWriter, r *http.Request, snap *snapshot.Snap
 			fits[x.Res] = f
 		}
 		out.Asks = append(out.Asks, WhyAsk{
-			AllocationKey: x.Key, Resource: snap.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
+			AllocationKey: x.Key, Resource: p.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
 			RequestTime: nanos(x.Created), Reason: x.Why.Kind.String(), Object: x.Why.Object,
 			Message: reasonMessage(x.Why), ShortOn: f.shortOn, FitNodes: f.fits,
 		})

@@ -27,11 +27,12 @@ func (s *Service) local(rmID string) *partition.Outbox {
 	return o
 }
 
-func (s *Service) vector(r *si.Resource) (resource.Vector, error) {
+// vector converts an SI resource of an RM with the RM's registry.
+func (s *Service) vector(rmID string, r *si.Resource) (resource.Vector, error) {
 	if r == nil {
 		return resource.Vector{}, nil
 	}
-	return siconv.Vector(s.eng.Registry(), r)
+	return siconv.Vector(s.eng.Registry(rmID), r)
 }
 
 func (s *Service) applyNodes(req *si.NodeRequest, now time.Time) {
@@ -51,7 +52,7 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	capacity, err := s.vector(n.SchedulableResource)
+	capacity, err := s.vector(rmID, n.SchedulableResource)
 	if err != nil {
 		return fmt.Errorf("node %s: schedulable resource: %w", n.NodeID, err)
 	}
@@ -122,7 +123,7 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	if err != nil {
 		return err
 	}
-	ph, err := s.vector(a.PlaceholderAsk)
+	ph, err := s.vector(rmID, a.PlaceholderAsk)
 	if err != nil {
 		return fmt.Errorf("application %s: placeholder ask: %w", a.ApplicationID, err)
 	}
@@ -175,7 +176,7 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	if err != nil {
 		return err
 	}
-	res, err := s.vector(x.ResourcePerAlloc)
+	res, err := s.vector(rmID, x.ResourcePerAlloc)
 	if err != nil {
 		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
 )
 
@@ -59,7 +60,7 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 				})
 			}
 			for _, x := range b.Allocations {
-				allocs.New = append(allocs.New, s.toSI(x, b))
+				allocs.New = append(allocs.New, toSI(rm.Registry(), x, b))
 			}
 			for _, r := range b.Released {
 				allocs.Released = append(allocs.Released, &si.AllocationRelease{
@@ -96,7 +97,7 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 	}
 }
 
-func (s *Service) toSI(x *app.Allocation, b partition.Outbox) *si.Allocation {
+func toSI(reg *resource.Registry, x *app.Allocation, b partition.Outbox) *si.Allocation {
 	// the RM's own message carries the same resources and policy: share
 	// them rather than building new maps for every allocation
 	if o, ok := x.Origin.(*si.Allocation); ok && o.ResourcePerAlloc != nil {
@@ -114,7 +115,7 @@ func (s *Service) toSI(x *app.Allocation, b partition.Outbox) *si.Allocation {
 			PreemptionPolicy: o.PreemptionPolicy,
 		}
 	}
-	res, _ := siconv.Resource(s.eng.Registry(), x.Res)
+	res, _ := siconv.Resource(reg, x.Res)
 	return &si.Allocation{
 		AllocationKey:    x.Key,
 		AllocationTags:   x.Tags,

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
 )
 
@@ -23,12 +24,14 @@ const MaxEventMessage = 1024
 
 // eventBuffer holds an RM's newest events between pushes in a ring:
 // when it is full the oldest is overwritten and counted as dropped.
-// Records are converted to SI messages only when pushed.
+// Records are converted to SI messages only when pushed, with reg, the
+// registry of the registration that made them.
 type eventBuffer struct {
 	ring     []event.Record // its length is the capacity
 	start, n int
 	dropped  uint64
 	lastPush time.Time
+	reg      *resource.Registry
 }
 
 func (b *eventBuffer) add(r event.Record) {
@@ -94,13 +97,21 @@ func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
 
 // bufferEvent is the engine's event sink for one RM.
 func (s *Service) bufferEvent(rmID string, r event.Record) {
-	s.eventBufferOf(rmID).add(r)
+	b := s.eventBufferOf(rmID)
+	reg := s.eng.Registry(rmID)
+	if b.reg != reg {
+		// the RM registered again: what it buffered before is named by
+		// the registry of its previous registration
+		s.pushEvents(rmID, s.clk.Now(), true)
+		b.reg = reg
+	}
+	b.add(r)
 	if s.hooks.Event != nil {
-		s.hooks.Event(rmID, r)
+		s.hooks.Event(rmID, reg, r)
 	}
 }
 
-func (s *Service) eventToSI(r event.Record, now time.Time) *si.EventRecord {
+func eventToSI(reg *resource.Registry, r event.Record, now time.Time) *si.EventRecord {
 	ts := r.Time
 	if ts == 0 {
 		ts = now.UnixNano()
@@ -114,7 +125,7 @@ func (s *Service) eventToSI(r event.Record, now time.Time) *si.EventRecord {
 		TimestampNano: ts, EventChangeType: si.EventRecord_ChangeType(r.Change), EventChangeDetail: si.EventRecord_ChangeDetail(r.Detail),
 	}
 	if r.Resource.AnyPositive() {
-		out.Resource, _ = siconv.Resource(s.eng.Registry(), r.Resource)
+		out.Resource, _ = siconv.Resource(reg, r.Resource)
 	}
 	return out
 }
@@ -134,7 +145,7 @@ func (s *Service) pushEvents(rmID string, now time.Time, force bool) {
 	recs := b.take()
 	out := make([]*si.EventRecord, len(recs))
 	for i, r := range recs {
-		out[i] = s.eventToSI(r, now)
+		out[i] = eventToSI(b.reg, r, now)
 	}
 	cb.SendEvent(out)
 }

@@ -15,8 +15,9 @@ import (
 // the service. Every hook runs on the service goroutine, so it must return
 // quickly and never block; nil hooks cost nothing.
 type Hooks struct {
-	// Event receives every event record of every RM, as it is made.
-	Event func(rmID string, r event.Record)
+	// Event receives every event record of every RM, as it is made, with
+	// the RM's resource registry, which names the record's vector.
+	Event func(rmID string, reg *resource.Registry, r event.Record)
 	// Step receives the duration of every scheduling step and the number
 	// of allocations it made.
 	Step func(d time.Duration, made int)
@@ -82,10 +83,6 @@ func (t *Tally) queue(partitionName, path string) *QueueTally {
 func (s *Service) SetHooks(h Hooks) {
 	_ = s.call(func(time.Time) error { s.hooks = h; return nil })
 }
-
-// Registry is the engine's resource name registry; safe for concurrent
-// use, e.g. to name the resources of event records.
-func (s *Service) Registry() *resource.Registry { return s.eng.Registry() }
 
 // counting reports whether outcomes are being tallied.
 func (s *Service) counting() bool { return s.hooks.Tally != nil }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // TestHooks checks what the hooks see on a manual service: the extra
@@ -34,7 +35,7 @@ func TestHooks(t *testing.T) {
 			tally.AppsRejected += t.AppsRejected
 			tally.NodesRemoved += t.NodesRemoved
 		},
-		Event:  func(_ string, r event.Record) { evs = append(evs, r) },
+		Event:  func(_ string, _ *resource.Registry, r event.Record) { evs = append(evs, r) },
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	rec := newRecorder()

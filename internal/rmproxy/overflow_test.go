@@ -270,7 +270,7 @@ func TestOverflowRejectedWithReason(t *testing.T) {
 	}
 	s.Inspect(func(e *engine.Engine) {
 		p, _ := e.Partition("rm1", "default")
-		gi, _ := e.Registry().Index("gpu")
+		gi, _ := e.Registry("rm1").Index("gpu")
 		if c := p.Tree().Cluster()[gi]; c != resource.MaxQuantity-1 {
 			t.Errorf("cluster gpu %d, want %d", c, resource.MaxQuantity-1)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // bindRig is a manual service with one RM, nodes of 4 cores and 8 GiB and
@@ -273,7 +274,7 @@ func TestSchedulingFailedOnRMLogsAndEvents(t *testing.T) {
 	var evs []event.Record
 	released := 0
 	r.s.SetHooks(Hooks{
-		Event:  func(_ string, e event.Record) { evs = append(evs, e) },
+		Event:  func(_ string, _ *resource.Registry, e event.Record) { evs = append(evs, e) },
 		Tally:  func(t *Tally) { released += t.Released },
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})

@@ -46,6 +46,7 @@ type Service struct {
 	events    map[string]*eventBuffer
 
 	snaps snapState
+	admit admission // who may register (registration.go)
 	hooks Hooks
 	tally Tally
 	// removedApps maps (partition, app ID) to the queue of applications
@@ -230,6 +231,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		return nil, errors.New("register: nil callback")
 	}
 	err := s.call(func(now time.Time) error {
+		if err := s.admits(req.RmID); err != nil {
+			return err
+		}
 		if err := s.eng.RegisterRM(req.RmID, req.PolicyGroup, req.Config, req.ExtraConfig); err != nil {
 			return err
 		}

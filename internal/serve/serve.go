@@ -29,6 +29,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/events"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
@@ -36,6 +37,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/history"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/metrics"
+	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rest"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
@@ -98,6 +100,18 @@ type Options struct {
 	// rmproxy.ErrBusy (gRPC ResourceExhausted).
 	SIQueueLimit int
 	SIQueueWait  time.Duration
+	// ResourceTypes is how many resource types (vcore and memory
+	// included) each RM may use, 2 to resource.MaxTypes (16); 0 means 16.
+	// Each RM has its own set: one RM's types never count against
+	// another's.
+	ResourceTypes int
+	// MaxRMs bounds the resource managers registered at once
+	// (rmproxy.DefaultMaxRMs, 100, when 0; unbounded when negative): a new
+	// ID past it is refused (gRPC ResourceExhausted).
+	MaxRMs int
+	// AllowedRMs, when not empty, are the only RM IDs that may register;
+	// others are refused (gRPC PermissionDenied).
+	AllowedRMs []string
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -144,6 +158,11 @@ func Start(o Options) (*Server, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
+	for _, id := range o.AllowedRMs {
+		if err := engine.CheckRMID(id); err != nil {
+			return nil, fmt.Errorf("serve: allowed RMs: %w", err)
+		}
+	}
 	if o.Config != "" {
 		if _, err := config.Parse([]byte(o.Config)); err != nil {
 			return nil, fmt.Errorf("serve: initial configuration: %w", err)
@@ -171,17 +190,19 @@ func Start(o Options) (*Server, error) {
 		o.SIQueueWait = rmproxy.DefaultQueueWait
 	}
 	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
+	s.svc.SetTypeLimit(o.ResourceTypes)
+	s.svc.SetRMLimit(o.MaxRMs)
+	s.svc.SetAllowedRMs(o.AllowedRMs)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
-	o.Events.Registry = s.svc.Registry()
 	s.events = events.New(o.Events)
 	s.metrics = metrics.New(metrics.SnapshotSource{Service: s.svc}, o.Logs.Logger(logging.Metrics))
 	s.registerEventMetrics()
 	// before the hooks: an RM's extra configuration sets its interval
 	s.health = health.New(s.svc, health.DefaultInterval)
 	hooks := s.metrics.Hooks()
-	hooks.Event = func(_ string, r event.Record) { s.events.Append(r) }
+	hooks.Event = func(_ string, reg *resource.Registry, r event.Record) { s.events.AppendFrom(reg, r) }
 	hooks.Extra = s.applyExtra
 	hooks.Logger = o.Logs.Logger(logging.RMProxy)
 	s.svc.SetHooks(hooks)

@@ -22,8 +22,12 @@ import (
 
 // Engine is the scheduler core.
 type Engine struct {
-	reg *resource.Registry
 	rms map[string]*RM
+	// registrations counts the RM IDs ever registered; it gives RM.Order.
+	registrations uint64
+	// typeLimit is the resource type limit of registries made from now
+	// on (0 means resource.MaxTypes).
+	typeLimit int
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
@@ -57,14 +61,21 @@ func (e *Engine) SetPreemptCheck(rmID string, c partition.PreemptCheck) {
 
 // RM is one registered resource manager and its partitions.
 type RM struct {
-	ID          string
+	ID string
+	// Order is the rank of the ID's first registration (1 for the first
+	// RM); registering again keeps it. The RM registered first answers for
+	// a bare partition name in REST.
+	Order       uint64
 	PolicyGroup string
 	Config      *config.SchedulerConfig
 	Extra       map[string]string
 	partitions  map[string]*partition.Partition
 	names       []string // partition names, sorted
-	removed     []*partition.Partition
-	predicate   Predicate
+	// reg interns the RM's resource names, shared by its partitions; a
+	// new registration starts a new one.
+	reg       *resource.Registry
+	removed   []*partition.Partition
+	predicate Predicate
 	// preemptCheck is the RM's PreemptionPredicates, nil for none.
 	preemptCheck partition.PreemptCheck
 	events       bool
@@ -73,11 +84,27 @@ type RM struct {
 
 // New returns an engine with no resource managers.
 func New() *Engine {
-	return &Engine{reg: resource.NewRegistry(), rms: map[string]*RM{}}
+	return &Engine{rms: map[string]*RM{}}
 }
 
-// Registry is the engine's resource name registry.
-func (e *Engine) Registry() *resource.Registry { return e.reg }
+// SetTypeLimit sets how many resource types (vcore and memory included)
+// each resource manager registered from now on may use, clamped to
+// 2..resource.MaxTypes; 0 means resource.MaxTypes. Every RM has its own
+// registry, so one RM's types never count against another's.
+func (e *Engine) SetTypeLimit(n int) { e.typeLimit = n }
+
+// Registry is the resource name registry of an RM's partitions, nil for an
+// RM that is not registered. Call it on the engine's goroutine; the
+// registry's lookups are then safe on any.
+func (e *Engine) Registry(rmID string) *resource.Registry {
+	if rm, ok := e.rms[rmID]; ok {
+		return rm.reg
+	}
+	return nil
+}
+
+// Registry is the RM's resource name registry.
+func (rm *RM) Registry() *resource.Registry { return rm.reg }
 
 // parseConfig parses a configuration string; the empty string is the
 // built-in default (reference §1.1).
@@ -93,17 +120,18 @@ func parseConfig(text string) (*config.SchedulerConfig, error) {
 // partitions, nodes and applications), so the RM can resync from scratch.
 // A bad configuration rejects the registration and changes nothing.
 func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]string) error {
-	if id == "" {
-		return errors.New("register: resource manager ID is empty")
+	if err := CheckRMID(id); err != nil {
+		return fmt.Errorf("register: %w", err)
 	}
 	cfg, err := parseConfig(cfgText)
 	if err != nil {
 		return fmt.Errorf("register %s: %w", id, err)
 	}
-	rm := &RM{ID: id, PolicyGroup: policyGroup, Config: cfg, Extra: extra, partitions: map[string]*partition.Partition{}}
+	rm := &RM{ID: id, PolicyGroup: policyGroup, Config: cfg, Extra: extra, partitions: map[string]*partition.Partition{},
+		reg: resource.NewLimitedRegistry(e.typeLimit)}
 	for i := range cfg.Partitions {
 		pc := &cfg.Partitions[i]
-		p, err := partition.New(id, e.reg, pc)
+		p, err := partition.New(id, rm.reg, pc)
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
@@ -112,7 +140,37 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 	}
 	slices.Sort(rm.names)
 	rm.applyExtra()
+	if old, ok := e.rms[id]; ok {
+		rm.Order = old.Order
+	} else {
+		e.registrations++
+		rm.Order = e.registrations
+	}
 	e.rms[id] = rm // replaces (and so wipes) a previous registration
+	return nil
+}
+
+// MaxRMIDLength is the longest resource manager ID.
+const MaxRMIDLength = 128
+
+// CheckRMID reports whether id can name a resource manager: 1 to
+// MaxRMIDLength ASCII letters, digits, '.', '_', ':' or '-', starting with
+// a letter or a digit. Such an ID is safe in logs, metrics labels and REST
+// paths ("[rmID]partition").
+func CheckRMID(id string) error {
+	if id == "" {
+		return errors.New("rmID is empty")
+	}
+	if len(id) > MaxRMIDLength {
+		return fmt.Errorf("rmID of %d bytes is longer than %d", len(id), MaxRMIDLength)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != ':' && c != '-')) {
+			return fmt.Errorf("rmID %q is not valid: use letters, digits, '.', '_', ':' and '-', starting with a letter or digit", id)
+		}
+	}
 	return nil
 }
 
@@ -121,6 +179,9 @@ func (e *Engine) RM(id string) (*RM, bool) {
 	rm, ok := e.rms[id]
 	return rm, ok
 }
+
+// RMCount is the number of registered resource managers.
+func (e *Engine) RMCount() int { return len(e.rms) }
 
 // RMs returns the registered resource manager IDs, sorted.
 func (e *Engine) RMs() []string {
@@ -185,7 +246,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 	// existing partitions must accept the change
 	for i := range cfg.Partitions {
 		pc := &cfg.Partitions[i]
-		if _, err := partition.New(rmID, e.reg, pc); err != nil {
+		if _, err := partition.New(rmID, rm.reg, pc); err != nil {
 			return fmt.Errorf("update configuration: %w", err)
 		}
 		if p, ok := rm.partitions[pc.Name]; ok {
@@ -205,7 +266,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 			}
 			continue
 		}
-		p, _ := partition.New(rmID, e.reg, pc)
+		p, _ := partition.New(rmID, rm.reg, pc)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetEventSink(rm.sinkFor())

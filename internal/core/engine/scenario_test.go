@@ -68,21 +68,23 @@ import (
 //	  (app tags: tag.NAME=VALUE)
 
 type scenario struct {
-	t       *testing.T
-	e       *Engine
-	now     time.Time
-	rm      string
-	config  string
-	lastErr error
-	allocs  map[string]string // app/key -> node
-	rejApps map[string]string
-	rejAsks map[string]string
-	release map[string]partition.Termination
-	relMsg  map[string]string
-	events  []event.Record
-	waiting map[string]bool
-	line    int
-	file    string
+	t   *testing.T
+	e   *Engine
+	now time.Time
+	rm  string
+	// unregistered names resources before the RM registers
+	unregistered *resource.Registry
+	config       string
+	lastErr      error
+	allocs       map[string]string // app/key -> node
+	rejApps      map[string]string
+	rejAsks      map[string]string
+	release      map[string]partition.Termination
+	relMsg       map[string]string
+	events       []event.Record
+	waiting      map[string]bool
+	line         int
+	file         string
 }
 
 func TestScenarios(t *testing.T) {
@@ -216,7 +218,7 @@ func (s *scenario) resources(kv map[string]string) resource.Vector {
 	}
 	var vec resource.Vector // built by hand: bad-input scenarios need negatives
 	for k, n := range m {
-		i, err := s.e.Registry().Intern(k)
+		i, err := s.reg().Intern(k)
 		if err != nil {
 			s.fail("resources: %v", err)
 		}
@@ -570,7 +572,7 @@ func (s *scenario) expect(w []string) {
 			got = q.Max.Limits()
 		}
 		if got != want {
-			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.e.Registry().Format(got), s.e.Registry().Format(want))
+			s.fail("queue %s %s = %s, want %s", pos[0], pos[1], s.reg().Format(got), s.reg().Format(want))
 		}
 	case "node":
 		n, ok := s.part(kv).Node(pos[0])
@@ -578,7 +580,7 @@ func (s *scenario) expect(w []string) {
 			s.fail("node %s does not exist", pos[0])
 		}
 		if want := s.resources(kv); n.Allocated != want {
-			s.fail("node %s allocated %s, want %s", pos[0], s.e.Registry().Format(n.Allocated), s.e.Registry().Format(want))
+			s.fail("node %s allocated %s, want %s", pos[0], s.reg().Format(n.Allocated), s.reg().Format(want))
 		}
 	case "no-node":
 		if _, ok := s.part(kv).Node(pos[0]); ok {
@@ -705,4 +707,16 @@ func (s *scenario) app(id string, kv map[string]string) *app.App {
 		s.fail("app %s does not exist", id)
 	}
 	return a
+}
+
+// reg is the registry of the scenario's RM; before it registers, a
+// registry of its own (whose names no partition will understand).
+func (s *scenario) reg() *resource.Registry {
+	if r := s.e.Registry(s.rm); r != nil {
+		return r
+	}
+	if s.unregistered == nil {
+		s.unregistered = resource.NewRegistry()
+	}
+	return s.unregistered
 }

@@ -45,7 +45,6 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 	s := &Snapshot{
 		Generation: in.Generation,
 		Built:      in.Now,
-		Names:      e.Registry().Names(),
 		Counters:   in.Counters,
 	}
 	yaml := map[*config.SchedulerConfig][]byte{}
@@ -53,7 +52,7 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 		rm, _ := e.RM(id)
 		info := in.RMs[id]
 		r := &RM{
-			ID: id, PolicyGroup: rm.PolicyGroup, Registered: info.Registered,
+			ID: id, PolicyGroup: rm.PolicyGroup, Order: rm.Order, Registered: info.Registered,
 			BuildInfo: cloneMap(info.BuildInfo), Extra: cloneMap(rm.Extra),
 			Config: rm.Config, Checksum: rm.Config.Checksum,
 		}
@@ -64,11 +63,15 @@ func (b *Builder) Build(e *engine.Engine, in Inputs) *Snapshot {
 		}
 		yaml[rm.Config] = r.ConfigYAML
 		s.RMs = append(s.RMs, r)
+		names := rm.Registry().Names()
 		for _, p := range rm.Partitions() {
-			s.Partitions = append(s.Partitions, buildPartition(p, info.Registered, in.Rejected[id]))
+			bp := buildPartition(p, info.Registered, in.Rejected[id])
+			bp.Names, bp.order = names, rm.Order
+			s.Partitions = append(s.Partitions, bp)
 		}
 	}
 	b.yaml = yaml // forget configurations no longer active
+	slices.SortFunc(s.RMs, func(a, b *RM) int { return cmp.Compare(a.Order, b.Order) })
 	sortPartitions(s.Partitions)
 	return s
 }

@@ -18,6 +18,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -35,12 +36,11 @@ type Snapshot struct {
 	Generation uint64
 	// Built is the scheduler clock's time at the build.
 	Built time.Time
-	// Names is the resource name table: Names[i] names index i of every
-	// vector in the snapshot.
-	Names []string
-	// RMs are the registered resource managers, by ID.
+	// RMs are the registered resource managers, in the order they first
+	// registered.
 	RMs []*RM
-	// Partitions of all RMs, "default" first, then by name, then by RM ID.
+	// Partitions of all RMs, "default" first, then by name, then in the
+	// order their RMs first registered.
 	Partitions []*Partition
 	// Counters are the service's cumulative error counters.
 	Counters Counters
@@ -56,7 +56,9 @@ type Counters struct {
 // RM is one registered resource manager.
 type RM struct {
 	ID, PolicyGroup string
-	Registered      time.Time
+	// Order is the rank of the RM's first registration (1 for the first).
+	Order      uint64
+	Registered time.Time
 	// BuildInfo is the RM's build information from its registration.
 	BuildInfo map[string]string
 	// Extra is the extra configuration map the RM sent.
@@ -71,6 +73,10 @@ type RM struct {
 // Partition is one partition of one RM.
 type Partition struct {
 	Name, RMID string
+	// Names is the resource name table of the partition's RM: Names[i]
+	// names index i of every vector in the partition. Each RM has its own
+	// table, shared by its partitions.
+	Names []string
 	// Created is when the partition (its RM's registration) appeared.
 	Created time.Time
 	Config  *config.PartitionConfig
@@ -97,6 +103,7 @@ type Partition struct {
 	queues map[string]*Queue
 	nodes  map[string]*Node
 	apps   map[string]*App
+	order  uint64 // the RM's Order
 }
 
 // Queue is one queue of a partition's tree.
@@ -244,11 +251,28 @@ type Reservation struct {
 	AppID, AskKey, NodeID string
 }
 
-// Partition returns a partition by name (case-insensitive); with several
-// RMs the first one in Partitions order wins.
+// Partition returns a partition by name (case-insensitive). A bare name is
+// the partition of the RM that registered first among those that have it,
+// so an RM registering later never takes the name over; "[rmID]name"
+// names the partition of one RM.
 func (s *Snapshot) Partition(name string) (*Partition, bool) {
+	if strings.HasPrefix(name, "[") {
+		if i := strings.IndexByte(name, ']'); i > 0 {
+			return s.PartitionOf(name[1:i], name[i+1:])
+		}
+	}
 	for _, p := range s.Partitions {
 		if strings.EqualFold(p.Name, name) {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// PartitionOf returns a partition of one RM by name (case-insensitive).
+func (s *Snapshot) PartitionOf(rmID, name string) (*Partition, bool) {
+	for _, p := range s.Partitions {
+		if p.RMID == rmID && strings.EqualFold(p.Name, name) {
 			return p, true
 		}
 	}
@@ -297,20 +321,21 @@ func (p *Partition) EachQueue(fn func(*Queue)) {
 	}
 }
 
-// Name returns the resource name of index i ("" if unknown).
-func (s *Snapshot) Name(i int) string {
-	if i < len(s.Names) {
-		return s.Names[i]
+// ResourceName returns the resource name of index i ("" if unknown).
+func (p *Partition) ResourceName(i int) string {
+	if i < len(p.Names) {
+		return p.Names[i]
 	}
 	return ""
 }
 
-// Map converts a vector to named quantities, omitting zeros.
-func (s *Snapshot) Map(v resource.Vector) map[string]int64 {
+// Map converts a vector of the partition to named quantities, omitting
+// zeros.
+func (p *Partition) Map(v resource.Vector) map[string]int64 {
 	m := make(map[string]int64)
 	for i, x := range v {
-		if x != 0 && i < len(s.Names) {
-			m[s.Names[i]] = x
+		if x != 0 && i < len(p.Names) {
+			m[p.Names[i]] = x
 		}
 	}
 	return m
@@ -318,20 +343,20 @@ func (s *Snapshot) Map(v resource.Vector) map[string]int64 {
 
 // QuotaMap converts a quota to named limits: limited types only, with 0
 // for an unavailable type.
-func (s *Snapshot) QuotaMap(q resource.Quota) map[string]int64 {
+func (p *Partition) QuotaMap(q resource.Quota) map[string]int64 {
 	m := make(map[string]int64)
 	mask := q.Mask()
 	limits := q.Limits()
 	for i := range limits {
-		if mask.Has(resource.Index(i)) && i < len(s.Names) {
-			m[s.Names[i]] = limits[i]
+		if mask.Has(resource.Index(i)) && i < len(p.Names) {
+			m[p.Names[i]] = limits[i]
 		}
 	}
 	return m
 }
 
 // sortPartitions orders partitions: "default" first, then by name, then
-// by RM ID.
+// by the order their RMs first registered.
 func sortPartitions(ps []*Partition) {
 	slices.SortFunc(ps, func(a, b *Partition) int {
 		ad, bd := a.Name == config.DefaultPartition, b.Name == config.DefaultPartition
@@ -344,6 +369,6 @@ func sortPartitions(ps []*Partition) {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
-		return strings.Compare(a.RMID, b.RMID)
+		return cmp.Compare(a.order, b.order)
 	})
 }

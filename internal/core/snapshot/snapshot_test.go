@@ -45,7 +45,7 @@ func TestBuildCopiesState(t *testing.T) {
 		t.Error("root allocation is not the sum of its children")
 	}
 	// the names table converts vectors
-	if m := s.Map(a.Allocated); m["vcore"] != 10000 || m["memory"] != 10<<30 {
+	if m := p.Map(a.Allocated); m["vcore"] != 10000 || m["memory"] != 10<<30 {
 		t.Errorf("map of %v = %v", a.Allocated, m)
 	}
 }
@@ -72,7 +72,9 @@ partitions:
 	for _, p := range s.Partitions {
 		got = append(got, p.Name+"/"+p.RMID)
 	}
-	want := []string{"default/rm1", "default/rm2", "alpha/rm1", "alpha/rm2", "zeta/rm1", "zeta/rm2"}
+	// within a name, the RM that registered first comes first, whatever
+	// its ID: a later RM never takes a bare partition name over
+	want := []string{"default/rm2", "default/rm1", "alpha/rm2", "alpha/rm1", "zeta/rm2", "zeta/rm1"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}

@@ -142,7 +142,9 @@ func (s *Service) call(f func(now time.Time) error) error {
 		return f(s.clk.Now())
 	}
 	res := make(chan error, 1)
-	if err := s.enqueue(func(now time.Time) { res <- f(now) }, 0); err != nil {
+	// the generation moves before the caller hears back, so a snapshot it
+	// asks for next shows what the call did
+	if err := s.enqueue(func(now time.Time) { err := f(now); s.changedSync(); res <- err }, 0); err != nil {
 		return err
 	}
 	select {

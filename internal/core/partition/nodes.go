@@ -112,6 +112,9 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 	p.emitNode(event.Remove, event.NodeDecommission, id, "", n.Capacity)
 	p.index.Remove(n)
 	delete(p.nodes, id)
+	for k := range n.Foreign {
+		delete(p.foreignOn, k)
+	}
 	p.cluster.Dec(n.Capacity)
 	p.occupied.Dec(n.Occupied)
 	p.sizeDirty, p.dirty = true, true
@@ -119,7 +122,8 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 }
 
 // AddForeign records a foreign allocation (another scheduler's workload)
-// on a node: it occupies resources there and nothing else.
+// on a node: it occupies resources there and nothing else. A key already
+// on another node moves to this one.
 func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 	n, ok := p.nodes[nodeID]
 	if !ok {
@@ -128,13 +132,22 @@ func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 	if res.HasNegative() {
 		return fmt.Errorf("foreign allocation %s: negative resource", key)
 	}
-	old := n.Foreign[key]
+	var old resource.Vector
+	prev := p.foreignOn[key]
+	if prev != nil {
+		old = prev.Foreign[key]
+	}
 	if err := p.boundForeign("foreign allocation "+key, old, res); err != nil {
 		return err
+	}
+	if prev != nil && prev != n {
+		p.RemoveForeign(key)
+		old = resource.Vector{}
 	}
 	n.Occupied.Dec(old)
 	p.occupied.Dec(old)
 	n.Foreign[key] = res
+	p.foreignOn[key] = n
 	n.Occupied.Inc(res)
 	p.occupied.Inc(res)
 	p.index.Update(n)
@@ -143,15 +156,16 @@ func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 
 // RemoveForeign forgets a foreign allocation wherever it is.
 func (p *Partition) RemoveForeign(key string) bool {
-	for _, n := range p.nodes {
-		if res, ok := n.Foreign[key]; ok {
-			delete(n.Foreign, key)
-			n.Occupied.Dec(res)
-			p.occupied.Dec(res)
-			p.index.Update(n)
-			p.dirty = true
-			return true
-		}
+	n := p.foreignOn[key]
+	if n == nil {
+		return false
 	}
-	return false
+	res := n.Foreign[key]
+	delete(n.Foreign, key)
+	delete(p.foreignOn, key)
+	n.Occupied.Dec(res)
+	p.occupied.Dec(res)
+	p.index.Update(n)
+	p.dirty = true
+	return true
 }

@@ -30,9 +30,11 @@ type Partition struct {
 	reg   *resource.Registry
 	cfg   *config.PartitionConfig
 	nodes map[string]*node.Node
-	index *node.Index
-	tree  *queue.Tree
-	apps  map[string]*app.App
+	// foreignOn maps a foreign allocation's key to the node holding it.
+	foreignOn map[string]*node.Node
+	index     *node.Index
+	tree      *queue.Tree
+	apps      map[string]*app.App
 	// running marks applications counted in their queues' RunningApps.
 	running map[string]bool
 	// completing holds the deadline of every Completing application.
@@ -119,6 +121,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		reg:         reg,
 		cfg:         pc,
 		nodes:       map[string]*node.Node{},
+		foreignOn:   map[string]*node.Node{},
 		index:       node.NewIndex(policyOf(pc), w),
 		tree:        tree,
 		apps:        map[string]*app.App{},

@@ -19,9 +19,16 @@ func (p *Partition) Verify() error {
 
 	var cluster, occupied resource.Vector
 	nodeAlloc := map[string]resource.Vector{}
+	foreign := 0
 	for id, n := range p.nodes {
 		cluster.Inc(n.Capacity)
 		occupied.Inc(n.Occupied)
+		for k := range n.Foreign {
+			if p.foreignOn[k] != n {
+				bad("node %s: foreign allocation %s not indexed to it", id, k)
+			}
+		}
+		foreign += len(n.Foreign)
 		if !n.Capacity.Sub(n.Occupied).Sub(n.Allocated).Add(n.Allocated).Fits(n.Capacity) {
 			bad("node %s: inconsistent", id)
 		}
@@ -32,6 +39,9 @@ func (p *Partition) Verify() error {
 	}
 	if occupied != p.occupied {
 		bad("occupied %v, nodes sum to %v", p.occupied, occupied)
+	}
+	if foreign != len(p.foreignOn) {
+		bad("%d foreign allocations indexed, nodes hold %d", len(p.foreignOn), foreign)
 	}
 	leafAlloc := map[string]resource.Vector{}
 	leafPend := map[string]resource.Vector{}

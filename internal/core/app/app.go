@@ -272,13 +272,7 @@ func (a *App) Remove(key string, now time.Time) (*Allocation, bool) {
 		a.dequeue(x)
 		return x, true
 	}
-	a.dropPlaceholder(x)
-	a.ended(x, now)
-	a.allocated--
-	a.Allocated.Dec(x.Res)
-	if x.Placeholder {
-		a.PlaceholderAllocated.Dec(x.Res)
-	}
+	a.unaccount(x, now)
 	return x, true
 }
 
@@ -316,6 +310,18 @@ func (a *App) account(x *Allocation) {
 	}
 }
 
+// unaccount undoes account for an allocation that stops holding its
+// resources at now; what it held since it was bound goes to the History.
+func (a *App) unaccount(x *Allocation, now time.Time) {
+	a.dropPlaceholder(x)
+	a.ended(x, now)
+	a.allocated--
+	a.Allocated.Dec(x.Res)
+	if x.Placeholder {
+		a.PlaceholderAllocated.Dec(x.Res)
+	}
+}
+
 // Allocate turns pending ask x into an allocation on node at time now.
 func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 	a.dequeue(x)
@@ -338,13 +344,7 @@ func (a *App) Requeue(x *Allocation, now time.Time) error {
 	if x.Pending() || x.Linked() {
 		return fmt.Errorf("allocation %s: not allocated", x.Key)
 	}
-	a.dropPlaceholder(x)
-	a.ended(x, now)
-	a.allocated--
-	a.Allocated.Dec(x.Res)
-	if x.Placeholder {
-		a.PlaceholderAllocated.Dec(x.Res)
-	}
+	a.unaccount(x, now)
 	x.NodeID = ""
 	x.InstanceType = ""
 	x.Allocated = time.Time{}

@@ -228,15 +228,24 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	return nil
 }
 
-// UpdateAsk changes the resources of an existing ask or allocation in place.
-func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
+// allocationOf finds an ask or allocation by application and key.
+func (p *Partition) allocationOf(appID, key string) (*app.App, *app.Allocation, error) {
 	a, ok := p.apps[appID]
 	if !ok {
-		return fmt.Errorf("allocation %s: unknown application %s", key, appID)
+		return nil, nil, fmt.Errorf("allocation %s: unknown application %s", key, appID)
 	}
 	x, ok := a.Allocation(key)
 	if !ok {
-		return fmt.Errorf("allocation %s: unknown in application %s", key, appID)
+		return nil, nil, fmt.Errorf("allocation %s: unknown in application %s", key, appID)
+	}
+	return a, x, nil
+}
+
+// UpdateAsk changes the resources of an existing ask or allocation in place.
+func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
+	a, x, err := p.allocationOf(appID, key)
+	if err != nil {
+		return err
 	}
 	pending, node := x.Pending(), x.NodeID
 	var old resource.Vector

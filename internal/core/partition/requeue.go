@@ -31,13 +31,9 @@ import (
 // placeholder's swap (not yet sent to the RM) is an error and changes
 // nothing.
 func (p *Partition) Requeue(appID, key string, now time.Time) error {
-	a, ok := p.apps[appID]
-	if !ok {
-		return fmt.Errorf("allocation %s: unknown application %s", key, appID)
-	}
-	x, ok := a.Allocation(key)
-	if !ok {
-		return fmt.Errorf("allocation %s: unknown in application %s", key, appID)
+	a, x, err := p.allocationOf(appID, key)
+	if err != nil {
+		return err
 	}
 	if x.Pending() || x.Linked() {
 		return fmt.Errorf("allocation %s: not allocated", key)

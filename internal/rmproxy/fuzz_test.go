@@ -215,77 +215,71 @@ var seeds = [][]byte{
 	[]byte("the quick brown fox jumps over the lazy dog, twice: the quick brown fox jumps over the lazy dog"),
 }
 
-func FuzzUpdateNode(f *testing.F) {
+// fuzzMessages runs step, one SI message drawn from the fuzzer's bytes,
+// until the bytes run out, checking the state after each.
+func fuzzMessages(f *testing.F, step func(r *fuzzRig)) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := newFuzzRig(t, b)
 		for !r.done() {
-			req := &si.NodeRequest{RmID: r.rm()}
-			for range 1 + r.count(3) {
-				req.Nodes = append(req.Nodes, r.nodeInfo())
-			}
-			_ = r.s.UpdateNode(req)
+			step(r)
 			r.check()
 		}
+	})
+}
+
+func FuzzUpdateNode(f *testing.F) {
+	fuzzMessages(f, func(r *fuzzRig) {
+		req := &si.NodeRequest{RmID: r.rm()}
+		for range 1 + r.count(3) {
+			req.Nodes = append(req.Nodes, r.nodeInfo())
+		}
+		_ = r.s.UpdateNode(req)
 	})
 }
 
 func FuzzUpdateApplication(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := newFuzzRig(t, b)
-		for !r.done() {
-			req := &si.ApplicationRequest{RmID: r.rm()}
-			for range r.count(3) {
-				a := &si.AddApplicationRequest{
-					ApplicationID: r.appID(), QueueName: r.queue(), PartitionName: r.partition(), Ugi: r.ugi(),
-					ExecutionTimeoutMilliSeconds: int64(r.count(3)) * 1000,
-				}
-				if r.chance(3) {
-					a.PlaceholderAsk = r.res()
-					a.GangSchedulingStyle = r.pick("Soft", "Hard", "", "odd")
-				}
-				if r.chance(3) {
-					a.Tags = map[string]string{r.pick("namespace", "application.stateaware.disable", ""): r.pick("team1", "true", "")}
-				}
-				if r.chance(10) {
-					a = nil
-				}
-				req.New = append(req.New, a)
+	fuzzMessages(f, func(r *fuzzRig) {
+		req := &si.ApplicationRequest{RmID: r.rm()}
+		for range r.count(3) {
+			a := &si.AddApplicationRequest{
+				ApplicationID: r.appID(), QueueName: r.queue(), PartitionName: r.partition(), Ugi: r.ugi(),
+				ExecutionTimeoutMilliSeconds: int64(r.count(3)) * 1000,
 			}
-			for range r.count(2) {
-				req.Remove = append(req.Remove, &si.RemoveApplicationRequest{ApplicationID: r.appID(), PartitionName: r.partition()})
+			if r.chance(3) {
+				a.PlaceholderAsk = r.res()
+				a.GangSchedulingStyle = r.pick("Soft", "Hard", "", "odd")
 			}
-			_ = r.s.UpdateApplication(req)
-			r.check()
+			if r.chance(3) {
+				a.Tags = map[string]string{r.pick("namespace", "application.stateaware.disable", ""): r.pick("team1", "true", "")}
+			}
+			if r.chance(10) {
+				a = nil
+			}
+			req.New = append(req.New, a)
 		}
+		for range r.count(2) {
+			req.Remove = append(req.Remove, &si.RemoveApplicationRequest{ApplicationID: r.appID(), PartitionName: r.partition()})
+		}
+		_ = r.s.UpdateApplication(req)
 	})
 }
 
 func FuzzUpdateAllocation(f *testing.F) {
-	for _, s := range seeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := newFuzzRig(t, b)
-		for !r.done() {
-			req := &si.AllocationRequest{RmID: r.rm()}
-			for range r.count(4) {
-				req.Allocations = append(req.Allocations, r.allocation())
-			}
-			if r.chance(2) {
-				req.Releases = &si.AllocationReleasesRequest{}
-				for range 1 + r.count(2) {
-					req.Releases.AllocationsToRelease = append(req.Releases.AllocationsToRelease, r.release())
-				}
-			}
-			_ = r.s.UpdateAllocation(req)
-			r.check()
+	fuzzMessages(f, func(r *fuzzRig) {
+		req := &si.AllocationRequest{RmID: r.rm()}
+		for range r.count(4) {
+			req.Allocations = append(req.Allocations, r.allocation())
 		}
+		if r.chance(2) {
+			req.Releases = &si.AllocationReleasesRequest{}
+			for range 1 + r.count(2) {
+				req.Releases.AllocationsToRelease = append(req.Releases.AllocationsToRelease, r.release())
+			}
+		}
+		_ = r.s.UpdateAllocation(req)
 	})
 }
 

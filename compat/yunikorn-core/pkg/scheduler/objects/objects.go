@@ -4,6 +4,8 @@
 package objects
 
 import (
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
+
 	"github.com/paddock-sched/paddock/scheduler"
 
 	"github.com/apache/yunikorn-core/pkg/common/resources"
@@ -110,7 +112,7 @@ type Node struct {
 // NewNode copies a Paddock node.
 func NewNode(n *scheduler.Node) *Node {
 	out := &Node{
-		NodeID: n.ID, Hostname: n.Attributes["si/hostname"], schedulable: n.Schedulable,
+		NodeID: n.ID, Hostname: n.Attributes[common.HostName], schedulable: n.Schedulable,
 		capacity: resources.NewResourceFromMap(n.Capacity), allocated: resources.NewResourceFromMap(n.Allocated),
 		occupied: resources.NewResourceFromMap(n.Occupied), available: resources.NewResourceFromMap(n.Available),
 	}

@@ -24,8 +24,10 @@ const (
 // Sample is one point of the history.
 type Sample struct {
 	Time time.Time
-	// Apps counts the active (not terminated) applications; Containers
-	// the allocations held; both over all partitions.
+	// Apps counts the running applications (state Running), the
+	// reference's running applications gauge, which its web UI charts as
+	// "Running Applications"; Containers the allocations held; both over
+	// all partitions.
 	Apps, Containers int
 }
 
@@ -51,21 +53,13 @@ func Count(s *snapshot.Snapshot, now time.Time) Sample {
 	out := Sample{Time: now}
 	for _, p := range s.Partitions {
 		for _, a := range p.Apps {
-			if !terminated(a.State) {
+			if a.State == app.Running {
 				out.Apps++
 			}
 		}
 		out.Containers += p.Allocations
 	}
 	return out
-}
-
-func terminated(s app.State) bool {
-	switch s {
-	case app.Completed, app.Failed, app.Rejected, app.Expired:
-		return true
-	}
-	return false
 }
 
 // Add appends a sample, dropping the oldest when full.

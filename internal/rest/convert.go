@@ -180,10 +180,7 @@ func queueInfo(s *snapshot.Snapshot, p *snapshot.Partition, q *snapshot.Queue, s
 		QuotaPreemptionDelay: q.Props.QuotaPreemptionDelay.String(),
 		IsPriorityFence:      q.Props.PriorityPolicy == config.PolicyFence,
 		PriorityOffset:       q.Props.PriorityOffset,
-		CurrentPriority:      q.Priority,
-	}
-	if q.Priority == math.MinInt32 {
-		qi.CurrentPriority = 0
+		CurrentPriority:      q.Priority, // math.MinInt32 when nothing is pending, as in the reference
 	}
 	if q.Parent == "" {
 		qi.Partition = p.Name
@@ -222,7 +219,7 @@ func stateLog(a *snapshot.App) []StateInfo {
 
 func appInfo(s *snapshot.Snapshot, p *snapshot.Partition, a *snapshot.App) AppInfo {
 	ai := AppInfo{
-		ApplicationID: a.ID, UsedResource: p.Map(a.Allocated), MaxUsedResource: p.Map(a.MaxAllocated),
+		ApplicationID: a.ID, UsedResource: p.Map(a.Allocated.Sub(a.Placeholder)), MaxUsedResource: p.Map(a.MaxAllocated),
 		PendingResource: p.Map(a.Pending), Partition: a.Partition, QueueName: a.Queue,
 		SubmissionTime: nanos(a.Submitted), State: a.State.String(), User: a.User, Groups: strList(a.Groups),
 		StateLog: stateLog(a), Requests: make([]AskInfo, 0, len(a.Asks)),
@@ -320,7 +317,8 @@ func nodeInfo(p *snapshot.Partition, n *snapshot.Node) NodeInfo {
 	}
 	for _, f := range n.Foreign {
 		ni.ForeignAllocations = append(ni.ForeignAllocations, ForeignInfo{
-			AllocationKey: f.Key, AllocationTags: map[string]string{}, Resource: p.Map(f.Res), Priority: "0", NodeID: n.ID,
+			AllocationKey: f.Key, AllocationTags: strMap(f.Tags), AllocationTime: nanos(f.Created), Resource: p.Map(f.Res),
+			Priority: strconv.Itoa(int(f.Priority)), NodeID: n.ID, Preemptable: f.Preemptable,
 		})
 	}
 	if r := n.ReservedFor; r != nil {

@@ -164,12 +164,10 @@ func (s *server) appsByState(w http.ResponseWriter, r *http.Request, snap *snaps
 			}
 		}
 	case "rejected", "completed":
-		want := app.Rejected
-		if st == "completed" {
-			want = app.Completed
-		}
+		// as in the reference, the completed list holds the applications
+		// that completed and those that failed
 		for _, a := range p.Done {
-			if a.State == want {
+			if (a.State == app.Rejected) == (st == "rejected") {
 				out = append(out, appInfo(snap, p, a))
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
@@ -184,7 +185,10 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 		if x.NodeID == "" {
 			return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
 		}
-		return p.AddForeign(x.NodeID, x.AllocationKey, res)
+		return p.AddForeign(x.NodeID, x.AllocationKey, node.Foreign{
+			Res: res, Tags: x.AllocationTags, Priority: x.Priority, Created: creationTime(x.AllocationTags),
+			Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
+		}, now)
 	}
 	// an update of a known key changes its resources in place
 	if a, ok := p.App(x.ApplicationID); ok {
@@ -217,17 +221,24 @@ func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) er
 	if pp := x.PreemptionPolicy; pp != nil {
 		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
 	}
-	if ct, ok := x.AllocationTags[common.CreationTime]; ok {
-		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
-			al.Created = time.Unix(sec, 0)
-		}
-	}
+	al.Created = creationTime(x.AllocationTags)
 	if x.NodeID != "" {
 		_ = p.AddAllocation(al, now) // rejections are reported by the partition
 		return nil
 	}
 	_ = p.AddAsk(al, now)
 	return nil
+}
+
+// creationTime is the time in an allocation's creationTime tag (Unix
+// seconds), zero when it is absent or not a positive integer.
+func creationTime(tags map[string]string) time.Time {
+	if ct, ok := tags[common.CreationTime]; ok {
+		if sec, err := strconv.ParseInt(ct, 10, 64); err == nil && sec > 0 {
+			return time.Unix(sec, 0)
+		}
+	}
+	return time.Time{}
 }
 
 // requiredNode is the node an ask is pinned to: the shim's tag

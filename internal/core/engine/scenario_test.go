@@ -13,6 +13,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -315,7 +316,7 @@ func (s *scenario) do(line, heredoc string) {
 		if !ok {
 			return
 		}
-		s.lastErr = p.AddForeign(kv["node"], pos[0], s.resources(kv))
+		s.lastErr = p.AddForeign(kv["node"], pos[0], node.Foreign{Res: s.resources(kv)}, s.now)
 	case "release-foreign":
 		need(1)
 		p, ok := s.target(kv)

@@ -6,6 +6,7 @@ package node
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -42,10 +43,27 @@ type Node struct {
 	// allocs are the scheduler's allocations on this node; each knows its
 	// position (NodeSlot) so removal is O(1).
 	allocs []*app.Allocation
-	// Foreign maps foreign allocation keys to what they occupy.
-	Foreign map[string]resource.Vector
+	// Foreign maps foreign allocation keys to the allocations.
+	Foreign map[string]Foreign
 
 	t *tnode // the node's entry in its Index, nil when not indexed
+}
+
+// Foreign is an allocation of another scheduler on a node (reference
+// §2.17): it occupies its resources there and takes part in nothing else.
+type Foreign struct {
+	Res resource.Vector
+	// Tags are the RM's allocation tags (shared, never mutated): a
+	// Kubernetes shim sends the pod's namespace and name, which the web UI
+	// shows.
+	Tags     map[string]string
+	Priority int32
+	// Created is the allocation's creation time (its creationTime tag,
+	// else when it was first reported).
+	Created time.Time
+	// Preemptable is false for the foreign type static (static pods, which
+	// cannot be moved) and true otherwise, as the reference sets it.
+	Preemptable bool
 }
 
 // New returns a schedulable node with the given capacity.
@@ -56,7 +74,7 @@ func New(id string, capacity resource.Vector, attrs map[string]string) *Node {
 		InstanceType: instanceType(attrs),
 		Capacity:     capacity,
 		Schedulable:  true,
-		Foreign:      map[string]resource.Vector{},
+		Foreign:      map[string]Foreign{},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -25,10 +26,10 @@ func TestForeignIndex(t *testing.T) {
 	}
 	occ := func(id string) int64 { n, _ := p.Node(id); return n.Occupied[0] }
 
-	if err := p.AddForeign("n1", "f1", vec(1000, 0)); err != nil {
+	if err := p.AddForeign("n1", "f1", node.Foreign{Res: vec(1000, 0)}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.AddForeign("n1", "f1", vec(1500, 0)); err != nil { // an update
+	if err := p.AddForeign("n1", "f1", node.Foreign{Res: vec(1500, 0)}, time.Time{}); err != nil { // an update
 		t.Fatal(err)
 	}
 	verify("after an update")
@@ -36,7 +37,7 @@ func TestForeignIndex(t *testing.T) {
 		t.Fatalf("n1 occupied %d after the update, want 1500", occ("n1"))
 	}
 	// the same key on another node moves it
-	if err := p.AddForeign("n2", "f1", vec(500, 0)); err != nil {
+	if err := p.AddForeign("n2", "f1", node.Foreign{Res: vec(500, 0)}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	verify("after a move")
@@ -51,7 +52,7 @@ func TestForeignIndex(t *testing.T) {
 		t.Fatalf("n2 occupied %d after removal", occ("n2"))
 	}
 	// a node's foreign allocations go with it
-	if err := p.AddForeign("n2", "f2", vec(700, 0)); err != nil {
+	if err := p.AddForeign("n2", "f2", node.Foreign{Res: vec(700, 0)}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.RemoveNode("n2", time.Now()); err != nil {
@@ -73,7 +74,7 @@ func BenchmarkRemoveForeign(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		n := nodeName(i % 5000)
-		if err := p.AddForeign(n, "pod", vec(100, 1<<20)); err != nil {
+		if err := p.AddForeign(n, "pod", node.Foreign{Res: vec(100, 1<<20)}, time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 		if !p.RemoveForeign("pod") {

@@ -123,8 +123,10 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 
 // AddForeign records a foreign allocation (another scheduler's workload)
 // on a node: it occupies resources there and nothing else. A key already
-// on another node moves to this one.
-func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
+// on another node moves to this one. A zero f.Created keeps the creation
+// time of the key already known, else is now.
+func (p *Partition) AddForeign(nodeID, key string, f node.Foreign, now time.Time) error {
+	res := f.Res
 	n, ok := p.nodes[nodeID]
 	if !ok {
 		return fmt.Errorf("foreign allocation %s: unknown node %s", key, nodeID)
@@ -135,7 +137,14 @@ func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 	var old resource.Vector
 	prev := p.foreignOn[key]
 	if prev != nil {
-		old = prev.Foreign[key]
+		x := prev.Foreign[key]
+		old = x.Res
+		if f.Created.IsZero() {
+			f.Created = x.Created
+		}
+	}
+	if f.Created.IsZero() {
+		f.Created = now
 	}
 	if err := p.boundForeign("foreign allocation "+key, old, res); err != nil {
 		return err
@@ -146,7 +155,7 @@ func (p *Partition) AddForeign(nodeID, key string, res resource.Vector) error {
 	}
 	n.Occupied.Dec(old)
 	p.occupied.Dec(old)
-	n.Foreign[key] = res
+	n.Foreign[key] = f
 	p.foreignOn[key] = n
 	n.Occupied.Inc(res)
 	p.occupied.Inc(res)
@@ -160,7 +169,7 @@ func (p *Partition) RemoveForeign(key string) bool {
 	if n == nil {
 		return false
 	}
-	res := n.Foreign[key]
+	res := n.Foreign[key].Res
 	delete(n.Foreign, key)
 	delete(p.foreignOn, key)
 	n.Occupied.Dec(res)

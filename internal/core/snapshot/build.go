@@ -241,7 +241,7 @@ func buildNode(n *node.Node, apps map[string]*App) *Node {
 	if len(n.Foreign) > 0 {
 		out.Foreign = make([]Foreign, 0, len(n.Foreign))
 		for k, v := range n.Foreign {
-			out.Foreign = append(out.Foreign, Foreign{Key: k, Res: v})
+			out.Foreign = append(out.Foreign, Foreign{Key: k, Res: v.Res, Tags: v.Tags, Priority: v.Priority, Created: v.Created, Preemptable: v.Preemptable})
 		}
 		slices.SortFunc(out.Foreign, func(a, b Foreign) int { return cmp.Compare(a.Key, b.Key) })
 	}

@@ -157,9 +157,11 @@ type App struct {
 	// BackoffUntil is set while the application is parked after asks that
 	// fit no node.
 	BackoffUntil time.Time
-	Allocated    resource.Vector
-	Pending      resource.Vector
-	Placeholder  resource.Vector
+	// Allocated is what the application holds, placeholders included;
+	// Placeholder is the placeholders' part of it.
+	Allocated   resource.Vector
+	Pending     resource.Vector
+	Placeholder resource.Vector
 	// MaxAllocated is the high-water mark of Allocated per resource type.
 	MaxAllocated resource.Vector
 	// History is resource·seconds of the ended allocations per instance
@@ -227,6 +229,11 @@ type Allocation struct {
 type Foreign struct {
 	Key string
 	Res resource.Vector
+	// Tags are the RM's allocation tags (shared with the engine).
+	Tags        map[string]string
+	Priority    int32
+	Created     time.Time
+	Preemptable bool
 }
 
 // Node is one node.

@@ -1,12 +1,15 @@
 // Package metrics owns Paddock's Prometheus metrics: the reference's
-// scheduler and queue metrics (reference §6) under the same names where
-// they mean the same thing, latencies in seconds in histograms named
-// _seconds, and the Go runtime and process collectors, served as the
-// exposition of /ws/v1/metrics.
+// scheduler and queue metrics (reference §6) under the same names, types
+// and labels, so dashboards written for YuniKorn read them unchanged
+// (latency histograms named _milliseconds observe seconds, as the
+// reference's do), Paddock's own extras, and the Go runtime and process
+// collectors, served as the exposition of /ws/v1/metrics.
 //
 // Counters are fed from outcomes the scheduler service already produces
-// (rmproxy.Hooks: Step and Tally, on the service goroutine, without
-// locks beyond the client library's atomics). Gauges that describe state
+// (rmproxy.Hooks: Step, Latency and Tally, on the service goroutine,
+// without locks beyond the client library's atomics and one short lock a
+// step for the phase histograms, which the engine times into a
+// latency.Recorder of its own). Gauges that describe state
 // (applications, nodes, node usage, queues) are read at scrape time from a
 // Source, so the scheduling path does no gauge bookkeeping; a queue that no
 // longer exists simply has no gauges. The per-queue terminal counters
@@ -44,6 +47,7 @@ type Metrics struct {
 	queueTerminal   *prometheus.CounterVec
 	queueContainers *prometheus.CounterVec
 	refQueues       map[string]*prometheus.CounterVec // by queue path (Count only)
+	phases          phaseLatency
 
 	// per-label children resolved once, so the hook does no lookups;
 	// queues is only touched by Count (the service goroutine)
@@ -119,7 +123,7 @@ func New(src Source, log *slog.Logger) *Metrics {
 	m.appNew = m.submissions.WithLabelValues("new")
 	m.appAccepted = m.submissions.WithLabelValues("accepted")
 	m.appRejected = m.submissions.WithLabelValues("rejected")
-	m.reg.MustRegister(m.allocAttempts, m.submissions, m.cycle, m.latency, m.queueTerminal, m.queueContainers,
+	m.reg.MustRegister(m.allocAttempts, m.submissions, m.cycle, m.latency, m.queueTerminal, m.queueContainers, &m.phases,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if src != nil {
 		m.reg.MustRegister(&stateCollector{m: m})
@@ -138,7 +142,7 @@ func (m *Metrics) Handler() http.Handler {
 // Hooks returns the scheduler service hooks that feed the counters and
 // histograms; combine them with other hooks before rmproxy SetHooks.
 func (m *Metrics) Hooks() rmproxy.Hooks {
-	return rmproxy.Hooks{Step: m.ObserveStep, Tally: m.Count}
+	return rmproxy.Hooks{Step: m.ObserveStep, Tally: m.Count, Latency: m.ObserveLatency}
 }
 
 // ObserveStep records one scheduling step.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -21,6 +22,11 @@ type Hooks struct {
 	// Step receives the duration of every scheduling step and the number
 	// of allocations it made.
 	Step func(d time.Duration, made int)
+	// Latency receives, after every scheduling step, the durations of the
+	// scheduling phases timed in it (queue and application choice, node
+	// search, RM node checks, preemption attempts). Setting it makes the
+	// engine time them.
+	Latency func(h *[latency.Phases]latency.Histogram)
 	// Tally receives what the service did since the previous report, once
 	// per round of work, when something happened.
 	Tally func(t *Tally)
@@ -81,7 +87,15 @@ func (t *Tally) queue(partitionName, path string) *QueueTally {
 
 // SetHooks installs hooks; call it before resource managers register.
 func (s *Service) SetHooks(h Hooks) {
-	_ = s.call(func(time.Time) error { s.hooks = h; return nil })
+	_ = s.call(func(time.Time) error {
+		s.hooks = h
+		s.latency = nil
+		if h.Latency != nil {
+			s.latency = latency.NewRecorder()
+		}
+		s.eng.SetLatency(s.latency)
+		return nil
+	})
 }
 
 // counting reports whether outcomes are being tallied.

@@ -16,6 +16,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 )
 
@@ -48,7 +49,9 @@ type Service struct {
 	snaps snapState
 	admit admission // who may register (registration.go)
 	hooks Hooks
-	tally Tally
+	// latency times the engine's scheduling phases while hooks.Latency is set.
+	latency *latency.Recorder
+	tally   Tally
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
@@ -185,6 +188,9 @@ func (s *Service) loop() {
 
 // step runs one engine step, timed when a hook wants the duration.
 func (s *Service) step(now time.Time) int {
+	if s.hooks.Latency != nil {
+		defer s.reportLatency()
+	}
 	if s.hooks.Step == nil {
 		return s.eng.Step(now)
 	}
@@ -192,6 +198,12 @@ func (s *Service) step(now time.Time) int {
 	made := s.eng.Step(now)
 	s.hooks.Step(time.Since(start), made)
 	return made
+}
+
+// reportLatency hands the phase durations of a step to their hook.
+func (s *Service) reportLatency() {
+	h := s.latency.Drain()
+	s.hooks.Latency(&h)
 }
 
 // Stop stops the service goroutine after the work already queued.

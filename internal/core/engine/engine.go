@@ -16,6 +16,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -28,6 +29,19 @@ type Engine struct {
 	// typeLimit is the resource type limit of registries made from now
 	// on (0 means resource.MaxTypes).
 	typeLimit int
+	// latency times the scheduling phases of every partition, nil for none.
+	latency *latency.Recorder
+}
+
+// SetLatency installs the recorder that times the scheduling phases of
+// every partition, present and future (nil: none).
+func (e *Engine) SetLatency(r *latency.Recorder) {
+	e.latency = r
+	for _, rm := range e.rms {
+		for _, p := range rm.partitions {
+			p.SetLatency(r)
+		}
+	}
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
@@ -135,6 +149,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
+		p.SetLatency(e.latency)
 		rm.partitions[pc.Name] = p
 		rm.names = append(rm.names, pc.Name)
 	}
@@ -269,6 +284,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p, _ := partition.New(rmID, rm.reg, pc)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
+		p.SetLatency(e.latency)
 		p.SetEventSink(rm.sinkFor())
 		rm.partitions[pc.Name] = p
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -56,6 +57,7 @@ func (p *Partition) tryGangPreempt(s *pass, a *app.App, leaf *queue.Queue, phs [
 		return false
 	}
 	s.preemptAttempts++
+	defer p.latency.Stop(latency.Preemption, p.latency.Start())
 	for _, x := range phs {
 		x.PreemptCheckedAt = now
 	}

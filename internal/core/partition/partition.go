@@ -11,6 +11,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
@@ -72,6 +73,11 @@ type Partition struct {
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
 	predicate func(x *app.Allocation, nodeID string) bool
+	// rmPredicate is the RM's check as installed; predicate is it, timed
+	// when latency records.
+	rmPredicate func(x *app.Allocation, nodeID string) bool
+	// latency times the scheduling phases, nil for none.
+	latency *latency.Recorder
 	// preemptCheck, when set, is the RM's PreemptionPredicates: whether
 	// ask x fits node nodeID once victims[0..start] (and, if needed, the
 	// following ones) are gone, and the last victim it needed.
@@ -310,7 +316,31 @@ func (p *Partition) SetPreemptCheck(c PreemptCheck) { p.preemptCheck = c }
 // SetPredicate installs the RM's node check: a candidate node that fits an
 // ask is only used when pred returns true. nil removes it.
 func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) bool) {
-	p.predicate = pred
+	p.rmPredicate = pred
+	p.timePredicate()
+}
+
+// SetLatency installs the recorder that times the scheduling phases
+// (nil: none).
+func (p *Partition) SetLatency(r *latency.Recorder) {
+	p.latency = r
+	p.timePredicate()
+}
+
+// timePredicate sets predicate to the RM's check, timed as a
+// latency.NodeCheck when a recorder is installed.
+func (p *Partition) timePredicate() {
+	pred, r := p.rmPredicate, p.latency
+	if pred == nil || r == nil {
+		p.predicate = pred
+		return
+	}
+	p.predicate = func(x *app.Allocation, nodeID string) bool {
+		start := r.Start()
+		ok := pred(x, nodeID)
+		r.Stop(latency.NodeCheck, start)
+		return ok
+	}
 }
 
 // PlacementRules describes the active placement rules, the implicit

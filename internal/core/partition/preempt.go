@@ -8,6 +8,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -104,6 +105,7 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 	}
 	s.preemptAttempts++
 	x.PreemptCheckedAt = now
+	defer p.latency.Stop(latency.Preemption, p.latency.Start())
 	plan, ok := p.planPreemption(leaf, x, now)
 	if !ok {
 		if underGuarantee(leaf, x.Res) {
@@ -709,6 +711,7 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		return false
 	}
 	x.PreemptCheckedAt = now
+	defer p.latency.Stop(latency.Preemption, p.latency.Start())
 	var cands []*app.Allocation
 	n.Each(func(v *app.Allocation) bool {
 		if !v.Preempted && !v.Released && v.RequiredNode == "" && v.Priority <= x.Priority && shares(v.Res, x.Res) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -68,12 +69,16 @@ func (p *Partition) Schedule(now time.Time) int {
 		made += p.tryReserved(now)
 	}
 	t := p.tree
+	lat := p.latency
 	for {
+		start := lat.Start()
 		leaf := p.descend()
+		start = lat.Stop(latency.QueueSort, start)
 		if leaf == nil {
 			break
 		}
 		a := leaf.TopApp()
+		lat.Stop(latency.AppSort, start)
 		if a == nil {
 			t.Skip(leaf)
 			continue
@@ -153,7 +158,9 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		start = lat.Start()
 		n := p.findNode(x)
+		lat.Stop(latency.NodeEvaluation, start)
 		if n == nil {
 			if p.backoff(&s, a, leaf, now) {
 				t.SkipApp(leaf, a)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -243,8 +244,14 @@ func TestReferenceFamilies(t *testing.T) {
 // TestPhaseLatencies: the engine times its phases into the four
 // histograms: queue and application choice once per decision at least,
 // a node search per ask it placed, an RM node check per node it used,
-// and the preemption attempt.
+// and the preemption attempt. (Sampling is the latency package's test.)
 func TestPhaseLatencies(t *testing.T) {
+	// time every occurrence, so the counts are exact
+	sampling := latency.SampleEvery
+	t.Cleanup(func() { latency.SampleEvery = sampling })
+	for i := range latency.SampleEvery {
+		latency.SampleEvery[i] = 1
+	}
 	_, m := referenceCluster(t)
 	got := scrape(t, m)
 	allocated := got[`yunikorn_scheduler_container_allocation_attempt_total{state="allocated"}`]

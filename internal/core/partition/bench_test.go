@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -44,6 +45,36 @@ func BenchmarkSchedule(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkScheduleLatency is BenchmarkSchedule at 5,000 nodes, 100
+// applications and 10 queues without and with the phase timing the
+// metrics turn on (latency.Recorder): the difference is what timing costs
+// a decision.
+func BenchmarkScheduleLatency(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("timed=%v", timed), func(b *testing.B) {
+			p := mustPartition(b, benchConfig(10))
+			if timed {
+				p.SetLatency(latency.NewRecorder())
+			}
+			for i := range 5000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			for i := range 100 {
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.q%d", i%10), User: "u"}, t0)
+			}
+			for i := range b.N {
+				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+			}
+			p.Out.Take()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if got := p.Schedule(t0); got != b.N {
+				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+		})
 	}
 }
 

@@ -57,7 +57,7 @@ func (p *Partition) tryGangPreempt(s *pass, a *app.App, leaf *queue.Queue, phs [
 		return false
 	}
 	s.preemptAttempts++
-	defer p.latency.Stop(latency.Preemption, p.latency.Start())
+	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	for _, x := range phs {
 		x.PreemptCheckedAt = now
 	}

@@ -336,7 +336,7 @@ func (p *Partition) timePredicate() {
 		return
 	}
 	p.predicate = func(x *app.Allocation, nodeID string) bool {
-		start := r.Start()
+		start := r.Start(latency.NodeCheck)
 		ok := pred(x, nodeID)
 		r.Stop(latency.NodeCheck, start)
 		return ok

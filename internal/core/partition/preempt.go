@@ -105,7 +105,7 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 	}
 	s.preemptAttempts++
 	x.PreemptCheckedAt = now
-	defer p.latency.Stop(latency.Preemption, p.latency.Start())
+	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	plan, ok := p.planPreemption(leaf, x, now)
 	if !ok {
 		if underGuarantee(leaf, x.Res) {
@@ -711,7 +711,7 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		return false
 	}
 	x.PreemptCheckedAt = now
-	defer p.latency.Stop(latency.Preemption, p.latency.Start())
+	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	var cands []*app.Allocation
 	n.Each(func(v *app.Allocation) bool {
 		if !v.Preempted && !v.Released && v.RequiredNode == "" && v.Priority <= x.Priority && shares(v.Res, x.Res) {

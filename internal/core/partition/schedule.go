@@ -71,12 +71,13 @@ func (p *Partition) Schedule(now time.Time) int {
 	t := p.tree
 	lat := p.latency
 	for {
-		start := lat.Start()
+		start := lat.Start(latency.QueueSort)
 		leaf := p.descend()
-		start = lat.Stop(latency.QueueSort, start)
+		lat.Stop(latency.QueueSort, start)
 		if leaf == nil {
 			break
 		}
+		start = lat.Start(latency.AppSort)
 		a := leaf.TopApp()
 		lat.Stop(latency.AppSort, start)
 		if a == nil {
@@ -158,7 +159,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
-		start = lat.Start()
+		start = lat.Start(latency.NodeEvaluation)
 		n := p.findNode(x)
 		lat.Stop(latency.NodeEvaluation, start)
 		if n == nil {

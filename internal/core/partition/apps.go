@@ -216,6 +216,7 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 		return err
 	}
 	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
+	p.users.Pending(a.User, a.Group, a.ID) // listed in its user's view from now
 	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", x.Res, now)
 	delete(p.completing, a.ID)
 	switch a.State {

@@ -326,6 +326,9 @@ func (p *Partition) regroup() {
 			a.Group = g
 		} else if !a.State.Terminal() {
 			a.Group = p.users.SelectGroup(a.User, a.Groups, a.QueuePath)
+			if a.PendingCount() > 0 {
+				p.users.Pending(a.User, a.Group, a.ID)
+			}
 		}
 	}
 }

@@ -48,6 +48,7 @@ type Partition struct {
 	appReserved map[string]string
 	noReserve   bool
 	noEvents    bool
+	announced   bool // the existing queues were reported to the first sink
 	lastWaiting time.Time
 	sink        func(event.Record)
 	// gangTimers holds the placeholder timeout of gang applications.
@@ -206,6 +207,7 @@ func (p *Partition) App(id string) (*app.App, bool) {
 func (p *Partition) retire(a *app.App, now time.Time) {
 	if q := p.leafOf(a); q != nil {
 		q.RemoveApp(a)
+		p.appLeft(a, q, now)
 	}
 	p.releaseGangHolds(a.ID)
 	delete(p.apps, a.ID)

@@ -60,7 +60,7 @@ func (p *Partition) unreserve(k string) {
 	delete(p.reserved, k)
 	delete(p.appReserved, r.app.ID)
 	if r.node.ReservedFor == r.ask.Key {
-		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, r.ask.Res)
+		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", r.ask.Res, time.Time{})
 		r.node.ReservedFor = ""
 		p.index.Update(r.node)
 	}
@@ -184,7 +184,7 @@ func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
 	p.reserved[k] = &reservation{app: a, ask: x, node: n}
 	p.appReserved[a.ID] = k
 	n.ReservedFor = x.Key
-	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, x.Res)
+	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, "", x.Res, time.Time{})
 	p.index.Update(n)
 }
 

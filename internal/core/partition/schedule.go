@@ -81,9 +81,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		a.Visit(now)
 		if q := p.blockingMaxApps(a, leaf); q != nil {
 			a.SetWhyAll(app.Reason{Kind: app.MaxApplications, Object: q.Path})
+			p.cannotRun(a, &a.CannotRunQueue, true, event.AppCannotRunQueue, now)
 			t.SkipApp(leaf, a)
 			continue
 		}
+		p.cannotRun(a, &a.CannotRunQueue, false, event.AppRunnableQueue, now)
 		if !a.BackoffUntil.IsZero() && now.Before(a.BackoffUntil) {
 			p.wakeAt(a.BackoffUntil)
 			t.SkipApp(leaf, a)
@@ -92,10 +94,12 @@ func (p *Partition) Schedule(now time.Time) int {
 		if !p.running[a.ID] {
 			if ok, why := p.users.CanRunApp(a.User, a.Group, a.QueuePath, a.ID); !ok {
 				a.SetWhyAll(app.Reason{Kind: app.UserLimit, Object: why})
+				p.cannotRun(a, &a.CannotRunQuota, true, event.AppCannotRunQuota, now)
 				t.SkipApp(leaf, a)
 				continue
 			}
 		}
+		p.cannotRun(a, &a.CannotRunQuota, false, event.AppRunnableQuota, now)
 		x := a.Next()
 		if x == nil {
 			t.SkipApp(leaf, a)
@@ -133,16 +137,20 @@ func (p *Partition) Schedule(now time.Time) int {
 		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
+			p.tellQuota(a, x, now)
 			p.deferAsk(&s, a, x)
 			continue
 		}
+		p.untell(a, x, app.ToldQuota, now)
 		if q := blockingMax(leaf, x.Res); q != nil {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
+				p.tellQueue(a, leaf, x, now)
 			}
 			p.deferAsk(&s, a, x)
 			continue
 		}
+		p.untell(a, x, app.ToldQueue, now)
 		if s.knownUnplaceable(x.Res) {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
@@ -284,8 +292,8 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)
 	p.index.Update(n)
+	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
 	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
-	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.markRunning(a, leaf)
 	if x.Placeholder {
 		p.startGangTimer(a, now)
@@ -294,6 +302,9 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
 	}
+	// the reference's event order: the node's, the application's state,
+	// the user's usage, the application's allocation
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 

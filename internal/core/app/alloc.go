@@ -66,6 +66,9 @@ type Allocation struct {
 	TriggeredPreemption bool
 	Victims             int
 	PreemptCheckedAt    time.Time
+	// PredicatesToldAt is when a request event last told that the RM's
+	// predicates refused every node that fits the ask (rate-limited).
+	PredicatesToldAt time.Time
 	// TookFrom lists the leaf queues an allocation placed by preemption
 	// took its room from: until CooldownUntil those queues may not preempt
 	// it back (no preemption loops).

@@ -31,7 +31,7 @@ type Engine struct {
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
-type Predicate func(x *app.Allocation, nodeID string) bool
+type Predicate func(x *app.Allocation, nodeID string) error
 
 // SetPredicate installs an RM's node check on all its partitions, present
 // and future.

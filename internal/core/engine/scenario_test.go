@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 //	register [rm]                   register the RM (default rm "rm")
 //	reload <<END ... END            UpdateConfig; the result is the last error
 //	use RM                          later commands address RM
+//	predicate refuse=N1,N2 ["why"]  the RM's Predicates refuse those nodes
 //	foreign KEY node=N res...       a foreign allocation occupying a node
 //	release-foreign KEY
 //	node ID res... [partition=P] [drain]
@@ -315,6 +317,23 @@ func (s *scenario) do(line, heredoc string) {
 				return false, 0
 			}
 			return true, start + more
+		})
+	case "predicate":
+		// predicate refuse=N1,N2 "why": the RM's Predicates refuse the
+		// nodes listed with the message
+		refuse := map[string]bool{}
+		for _, n := range strings.Split(kv["refuse"], ",") {
+			refuse[n] = n != ""
+		}
+		why := "refused"
+		if len(pos) > 0 {
+			why = pos[0]
+		}
+		s.e.SetPredicate(s.rm, func(x *app.Allocation, nodeID string) error {
+			if refuse[nodeID] {
+				return errors.New(why)
+			}
+			return nil
 		})
 	case "foreign":
 		need(1)

@@ -75,10 +75,14 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 		}
 		if !x.Res.Fits(ph.Res) {
 			// the real ask is larger: this placeholder cannot help it
+			if !p.noEvents {
+				p.emitRequest(ph.Key, a.ID, "Task group '"+x.TaskGroup+"' in application '"+a.ID+"': allocation resources '"+
+					p.reg.Format(x.Res)+"' are not matching placeholder '"+p.reg.Format(ph.Res)+"' allocation with ID '"+ph.Key+"'", x.Res, now)
+			}
 			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
-		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
+		if p.predicate != nil && p.predicate(x, ph.NodeID) != nil {
 			// the RM refuses that node: replace a placeholder of the
 			// group on another node (reference §2.10), else wait
 			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
@@ -106,7 +110,7 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 			continue
 		}
 		tried[ph.NodeID] = true
-		if p.predicate(x, ph.NodeID) {
+		if p.predicate(x, ph.NodeID) == nil {
 			return ph
 		}
 	}

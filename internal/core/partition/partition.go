@@ -72,7 +72,10 @@ type Partition struct {
 
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
-	predicate func(x *app.Allocation, nodeID string) bool
+	predicate func(x *app.Allocation, nodeID string) error
+	// vetoes counts, per message, the RM's refusals of the latest findNode
+	// (only while events flow), for its request event.
+	vetoes map[string]int
 	// preemptCheck, when set, is the RM's PreemptionPredicates: whether
 	// ask x fits node nodeID once victims[0..start] (and, if needed, the
 	// following ones) are gone, and the last victim it needed.
@@ -310,8 +313,9 @@ type PreemptCheck func(x *app.Allocation, nodeID string, victims []string, start
 func (p *Partition) SetPreemptCheck(c PreemptCheck) { p.preemptCheck = c }
 
 // SetPredicate installs the RM's node check: a candidate node that fits an
-// ask is only used when pred returns true. nil removes it.
-func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) bool) {
+// ask is only used when pred returns nil (an error says why not). nil
+// removes it.
+func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) error) {
 	p.predicate = pred
 }
 

@@ -731,6 +731,9 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		}
 	}
 	if !x.Res.Fits(avail) || len(victims) == 0 {
+		if p.sink != nil { // once: one attempt per ask
+			p.emitRequest(x.Key, a.ID, "Unschedulable request '"+x.Key+"' with required node '"+n.ID+"', no preemption victim found", x.Res, now)
+		}
 		return false
 	}
 	if n.ReservedFor != "" && n.ReservedFor != x.Key {

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -162,6 +163,12 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		n := p.findNode(x)
+		if len(p.vetoes) > 0 {
+			if n == nil {
+				p.tellVetoes(a, x, now)
+			}
+			clear(p.vetoes)
+		}
 		if n == nil {
 			if p.backoff(&s, a, leaf, now) {
 				t.SkipApp(leaf, a)
@@ -259,7 +266,7 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		if !ok || !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
 			return nil
 		}
-		if p.predicate != nil && !p.predicate(x, n.ID) {
+		if !p.allowed(x, n) {
 			return nil
 		}
 		return n
@@ -273,14 +280,64 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 			avoided = n
 			continue
 		}
-		if p.predicate == nil || p.predicate(x, n.ID) {
+		if p.allowed(x, n) {
 			return n
 		}
 	}
-	if avoided != nil && (p.predicate == nil || p.predicate(x, avoided.ID)) {
+	if avoided != nil && p.allowed(x, avoided) {
 		return avoided
 	}
 	return nil
+}
+
+// allowed asks the RM's predicate (if any) whether x may go to n; while
+// events flow, a refusal's message is counted in vetoes.
+func (p *Partition) allowed(x *app.Allocation, n *node.Node) bool {
+	if p.predicate == nil {
+		return true
+	}
+	err := p.predicate(x, n.ID)
+	if err == nil {
+		return true
+	}
+	if !p.noEvents {
+		if p.vetoes == nil {
+			p.vetoes = map[string]int{}
+		}
+		p.vetoes[err.Error()]++
+	}
+	return false
+}
+
+// PredicateEventInterval is the least time between two request events
+// telling that the RM's predicates refused every node that fits an ask
+// (reference §7: rate-limited to one per 15 s).
+const PredicateEventInterval = 15 * time.Second
+
+// tellVetoes sends the request event of an ask every node that fits was
+// refused for by the RM's predicates, with the refusals counted by
+// message ("Unschedulable request 'k': node(s) had taints (3x); "), at most
+// once per PredicateEventInterval per ask; it clears the count.
+func (p *Partition) tellVetoes(a *app.App, x *app.Allocation, now time.Time) {
+	if len(p.vetoes) == 0 {
+		return
+	}
+	defer clear(p.vetoes)
+	if !x.PredicatesToldAt.IsZero() && now.Sub(x.PredicatesToldAt) < PredicateEventInterval {
+		return
+	}
+	x.PredicatesToldAt = now
+	msgs := make([]string, 0, len(p.vetoes))
+	for m := range p.vetoes {
+		msgs = append(msgs, m)
+	}
+	slices.Sort(msgs)
+	var b strings.Builder
+	b.WriteString("Unschedulable request '" + x.Key + "': ")
+	for _, m := range msgs {
+		b.WriteString(m + " (" + strconv.Itoa(p.vetoes[m]) + "x); ")
+	}
+	p.emitRequest(x.Key, a.ID, b.String(), x.Res, now)
 }
 
 // allocate applies one decision: ask x of a goes to node n.

@@ -110,9 +110,15 @@ func (r *Registry) Format(v Vector) string {
 }
 
 // FormatQuota prints a quota's limited types by name in sorted order,
-// including limits of 0; an unlimited quota prints as "{}".
+// including limits of 0; an unlimited quota prints as "{}". Types no name
+// is interned for are left out (a quota of every type, as the root's, has
+// them all set).
 func (r *Registry) FormatQuota(q Quota) string {
-	return r.format(q.limit, q.set, false)
+	set := q.set
+	for i := r.Len(); i < MaxTypes; i++ {
+		set &^= 1 << i
+	}
+	return r.format(q.limit, set, false)
 }
 
 func (r *Registry) format(v Vector, set Mask, skipZero bool) string {

@@ -95,8 +95,14 @@ func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
 	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
 }
 
-// bufferEvent is the engine's event sink for one RM.
+// bufferEvent is the engine's event sink for one RM. A record without a
+// time (the engine leaves it to the sink where its call has none) gets the
+// present time, the time it happened: the RM and the event history see
+// the same.
 func (s *Service) bufferEvent(rmID string, r event.Record) {
+	if r.Time == 0 {
+		r.Time = s.clk.Now().UnixNano()
+	}
 	b := s.eventBufferOf(rmID)
 	reg := s.eng.Registry(rmID)
 	if b.reg != reg {

@@ -266,8 +266,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			l.Info("resource manager registered", "rmID", rmID, "policyGroup", req.PolicyGroup)
 		}
 		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
-		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
-			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil
+		// (its error says why: it goes into the ask's request event)
+		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) error {
+			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true})
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal

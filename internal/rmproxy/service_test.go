@@ -13,6 +13,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // recorder is an RM callback that records everything it is told.
@@ -414,6 +415,7 @@ func TestEventRequestCapacity(t *testing.T) {
 		ExtraConfig: map[string]string{"event.requestCapacity": "5"}}, callback.Nop{}); err != nil {
 		t.Fatal(err)
 	}
+	s.events["rm"].take() // the root queue's creation
 	for i := range 8 {
 		s.bufferEvent("rm", event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
@@ -501,6 +503,46 @@ partitions:
 	for i, r := range rec.released {
 		if r.TerminationType != si.TerminationType_PREEMPTED_BY_SCHEDULER || r.AllocationKey != c.PreemptAllocationKeys[i] {
 			t.Fatalf("release %d = %v, want %s preempted", i, r, c.PreemptAllocationKeys[i])
+		}
+	}
+}
+
+// TestEveryEventHasItsTime: every record, NODE and USERGROUP ones
+// included, carries the time it happened, both in the event history (the
+// REST API's records, through the Event hook) and in what SendEvent gives
+// the RM later.
+func TestEveryEventHasItsTime(t *testing.T) {
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	s := NewManual(v)
+	var hooked []event.Record
+	s.SetHooks(Hooks{Event: func(_ string, _ *resource.Registry, r event.Record) { hooked = append(hooked, r) }})
+	rec := newRecorder()
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "sim", Config: cfg}, rec)
+	v.Advance(time.Second)
+	s.UpdateNode(&si.NodeRequest{RmID: "sim", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "sim", New: []*si.AddApplicationRequest{{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "sim", Allocations: []*si.Allocation{{AllocationKey: "k", ApplicationID: "a", ResourcePerAlloc: res(1000, 1)}}})
+	s.Cycle()
+	v.Advance(5 * time.Second) // the push comes later: the times stay
+	s.Cycle()
+	types := map[event.Type]bool{}
+	for _, r := range hooked {
+		types[r.Type] = true
+		if r.Time < time.Unix(1000, 0).UnixNano() || r.Time > time.Unix(1001, 0).UnixNano() {
+			t.Errorf("history record %+v at %d", r, r.Time)
+		}
+	}
+	for _, ty := range []event.Type{event.App, event.Node, event.Queue, event.UserGroup} {
+		if !types[ty] {
+			t.Errorf("no record of type %d among %d", ty, len(hooked))
+		}
+	}
+	if len(rec.events) != len(hooked) {
+		t.Fatalf("the RM got %d events, the history %d", len(rec.events), len(hooked))
+	}
+	for i, e := range rec.events {
+		if e.TimestampNano != hooked[i].Time {
+			t.Errorf("event %v sent at %d, recorded at %d", e, e.TimestampNano, hooked[i].Time)
 		}
 	}
 }

@@ -66,6 +66,9 @@ type Allocation struct {
 	TriggeredPreemption bool
 	Victims             int
 	PreemptCheckedAt    time.Time
+	// PredicatesToldAt is when a request event last told that the RM's
+	// predicates refused every node that fits the ask (rate-limited).
+	PredicatesToldAt time.Time
 	// TookFrom lists the leaf queues an allocation placed by preemption
 	// took its room from: until CooldownUntil those queues may not preempt
 	// it back (no preemption loops).
@@ -76,6 +79,8 @@ type Allocation struct {
 	// swap for a placeholder's replacement); its History counts from then.
 	bound time.Time
 
+	// told holds the pending reasons request events were sent for (told.go).
+	told   Told
 	class  *class // the pending class while pending
 	joined uint64 // the class's log tick when the ask joined it
 	gen    uint32 // incremented on every enqueue; stale class entries differ
@@ -116,6 +121,8 @@ type class struct {
 	// MaxLog); tick counts the times.
 	log  []logEntry
 	tick uint64
+	// told counts the live asks marked with each Told reason.
+	told [toldKinds]int32
 }
 
 // entry is a class member; it is stale once the ask left the class (it was
@@ -153,6 +160,7 @@ func (c *class) push(a *Allocation) {
 	copy(c.asks[i+1:], c.asks[i:])
 	c.asks[i] = e
 	c.live++
+	c.joinTold(a)
 	if c.head > 64 && c.head*2 > len(c.asks) {
 		n := copy(c.asks, c.asks[c.head:])
 		clear(c.asks[n:])

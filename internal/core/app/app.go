@@ -52,6 +52,10 @@ type App struct {
 	// GangTimedOut is set when the placeholder timeout fired: a Soft gang
 	// then schedules its asks normally.
 	GangTimedOut bool
+	// CannotRunQueue and CannotRunQuota are set while a queue's, or the
+	// user's or group's, maxapplications keeps the app from starting, so
+	// each change is reported once (reference APP_CANNOTRUN_QUEUE, ...).
+	CannotRunQueue, CannotRunQuota bool
 
 	// QueueIndex is the app's position in its leaf queue's ordering and
 	// SortShare its fair-share sort key there; the queue package owns both.
@@ -191,6 +195,7 @@ func (a *App) enqueue(x *Allocation) {
 func (a *App) dequeue(x *Allocation) {
 	c := x.class
 	head := c.first() == x
+	c.leaveTold(x)
 	x.class = nil // makes its entry stale
 	if head {
 		c.asks[c.head] = entry{}

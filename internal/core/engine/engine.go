@@ -45,7 +45,7 @@ func (e *Engine) SetLatency(r *latency.Recorder) {
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
-type Predicate func(x *app.Allocation, nodeID string) bool
+type Predicate func(x *app.Allocation, nodeID string) error
 
 // SetPredicate installs an RM's node check on all its partitions, present
 // and future.

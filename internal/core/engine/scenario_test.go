@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 //	register [rm]                   register the RM (default rm "rm")
 //	reload <<END ... END            UpdateConfig; the result is the last error
 //	use RM                          later commands address RM
+//	predicate refuse=N1,N2 ["why"]  the RM's Predicates refuse those nodes
 //	foreign KEY node=N res...       a foreign allocation occupying a node
 //	release-foreign KEY
 //	node ID res... [partition=P] [drain]
@@ -62,7 +64,12 @@ import (
 //	expect short APP KEY RES N      nodes short on resource RES for the ask
 //	expect taskgroup APP TG COUNT REPLACED TIMEDOUT
 //	expect app-queue APP PATH       the leaf queue placement chose
-//	expect event TYPE CHANGE DETAIL OBJECT [REF]  (numbers as in the SI)
+//	expect event TYPE CHANGE DETAIL OBJECT [REF] ["message part"]
+//	                                (numbers as in the SI)
+//	expect no-event SPEC            no such event so far
+//	expect event-order "SPEC" "SPEC"...  these events, in this order
+//	expect event-count N SPEC       exactly N such events
+//	clear-events                    forget the events so far
 //	expect waiting|not-waiting APP KEY  the autoscaling signal was (not) sent
 //	expect quota-trigger PATH none|due|DURATION  the queue's quota-preemption
 //	                                trigger is unset, passed, or at now + DURATION
@@ -295,6 +302,8 @@ func (s *scenario) do(line, heredoc string) {
 		}
 		s.lastErr = s.e.RegisterRM(s.rm, "queues", s.config, nil)
 		s.e.SetEventSink(s.rm, func(r event.Record) { s.events = append(s.events, r) })
+	case "clear-events":
+		s.events = s.events[:0]
 	case "use":
 		need(1)
 		s.rm = pos[0]
@@ -309,6 +318,23 @@ func (s *scenario) do(line, heredoc string) {
 				return false, 0
 			}
 			return true, start + more
+		})
+	case "predicate":
+		// predicate refuse=N1,N2 "why": the RM's Predicates refuse the
+		// nodes listed with the message
+		refuse := map[string]bool{}
+		for _, n := range strings.Split(kv["refuse"], ",") {
+			refuse[n] = n != ""
+		}
+		why := "refused"
+		if len(pos) > 0 {
+			why = pos[0]
+		}
+		s.e.SetPredicate(s.rm, func(x *app.Allocation, nodeID string) error {
+			if refuse[nodeID] {
+				return errors.New(why)
+			}
+			return nil
 		})
 	case "foreign":
 		need(1)
@@ -643,18 +669,35 @@ func (s *scenario) expect(w []string) {
 			s.fail("app %s in queue %s, want %s", pos[0], a.QueuePath, pos[1])
 		}
 	case "event":
-		// expect event TYPE CHANGE DETAIL OBJECT [REF]: some event so far
-		want := strings.Join(pos, " ")
-		for _, r := range s.events {
-			got := fmt.Sprintf("%d %d %d %s", r.Type, r.Change, r.Detail, r.ObjectID)
-			if r.ReferenceID != "" {
-				got += " " + r.ReferenceID
-			}
-			if got == want || strings.HasPrefix(got, want+" ") {
-				return
-			}
+		// expect event TYPE CHANGE DETAIL OBJECT [REF] ["message part"]:
+		// some event so far
+		if s.findEvent(pos, 0) < 0 {
+			s.fail("no event %q among the events:\n%s", strings.Join(pos, " "), s.eventList())
 		}
-		s.fail("no event %q among %d events", want, len(s.events))
+	case "no-event":
+		if s.findEvent(pos, 0) >= 0 {
+			s.fail("unexpected event %q among the events:\n%s", strings.Join(pos, " "), s.eventList())
+		}
+	case "event-order":
+		// expect event-order "SPEC" "SPEC"...: those events, in this order
+		from := 0
+		for _, spec := range pos {
+			i := s.findEvent(fields(spec), from)
+			if i < 0 {
+				s.fail("no event %q after event %d in order %q; the events:\n%s", spec, from, pos, s.eventList())
+			}
+			from = i + 1
+		}
+	case "event-count":
+		// expect event-count N SPEC: exactly N such events
+		n, _ := strconv.Atoi(pos[0])
+		got := 0
+		for i := s.findEvent(pos[1:], 0); i >= 0; i = s.findEvent(pos[1:], i+1) {
+			got++
+		}
+		if got != n {
+			s.fail("%d events %q, want %d; the events:\n%s", got, strings.Join(pos[1:], " "), n, s.eventList())
+		}
 	case "waiting", "not-waiting":
 		if got := s.waiting[pos[0]+"/"+pos[1]]; got != (w[0] == "waiting") {
 			s.fail("%s/%s reported waiting for cluster resources: %v", pos[0], pos[1], got)
@@ -720,4 +763,41 @@ func (s *scenario) reg() *resource.Registry {
 		s.unregistered = resource.NewRegistry()
 	}
 	return s.unregistered
+}
+
+// eventSpec prints a record as the scenario's event commands name it.
+func eventSpec(r event.Record) string {
+	got := fmt.Sprintf("%d %d %d %s", r.Type, r.Change, r.Detail, r.ObjectID)
+	if r.ReferenceID != "" {
+		got += " " + r.ReferenceID
+	}
+	return got
+}
+
+// findEvent returns the index of the first event from index from that
+// matches spec (TYPE CHANGE DETAIL OBJECT [REF] and, when the last word
+// has a space or the spec has more words than an event, a message part),
+// -1 if none.
+func (s *scenario) findEvent(spec []string, from int) int {
+	want, msg := spec, ""
+	if n := len(spec); n > 4 && (n == 6 || strings.Contains(spec[n-1], " ")) {
+		want, msg = spec[:n-1], spec[n-1]
+	}
+	w := strings.Join(want, " ")
+	for i := from; i < len(s.events); i++ {
+		r := s.events[i]
+		got := eventSpec(r)
+		if (got == w || (len(want) == 4 && strings.HasPrefix(got, w+" "))) && strings.Contains(r.Message, msg) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *scenario) eventList() string {
+	var b strings.Builder
+	for i, r := range s.events {
+		fmt.Fprintf(&b, "  %d: %s %q\n", i, eventSpec(r), r.Message)
+	}
+	return b.String()
 }

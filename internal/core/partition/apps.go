@@ -36,14 +36,18 @@ type AppRequest struct {
 // queue (placement decides which); a rejected application changes nothing
 // and the reason is returned and reported.
 func (p *Partition) AddApp(r AppRequest, now time.Time) error {
+	if _, dup := p.apps[r.ID]; !dup && r.ID != "" {
+		// the application object exists from here, rejected or not
+		// (reference §7: APP_NEW, then the queue's events, or APP_REJECT)
+		p.emitApp(event.Add, event.AppNew, r.ID, "", "", resource.Vector{}, now)
+	}
 	err := p.addApp(r, now)
 	if err != nil {
 		p.Out.RejectedApps = append(p.Out.RejectedApps, Rejected{Partition: p.Name, AppID: r.ID, Reason: err.Error()})
-		p.emitApp(event.Add, event.AppReject, r.ID, "", err.Error(), resource.Vector{}, now)
+		p.emitApp(event.Set, event.AppReject, r.ID, "", err.Error(), resource.Vector{}, now)
 		return err
 	}
 	p.Out.AcceptedApps = append(p.Out.AcceptedApps, r.ID)
-	p.emitApp(event.Add, event.AppNew, r.ID, "", "", resource.Vector{}, now)
 	return nil
 }
 
@@ -75,6 +79,7 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	a.Group = p.users.SelectGroup(r.User, r.Groups, leaf.Path)
 	p.apps[a.ID] = a
 	leaf.AddApp(a)
+	p.emitQueueApp(event.Add, leaf.Path, a.ID, now)
 	return nil
 }
 
@@ -216,14 +221,13 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 		return err
 	}
 	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
-	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", x.Res, now)
+	p.users.Pending(a.User, a.Group, a.ID) // listed in its user's view from now
 	delete(p.completing, a.ID)
 	switch a.State {
-	case app.New, app.Resuming:
-		p.appState(a, app.RunEvent, now, "")
-	case app.Completing:
+	case app.New, app.Resuming, app.Completing:
 		p.appState(a, app.RunEvent, now, "")
 	}
+	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", x.Res, now) // after Accepted, as the reference
 	p.dirty = true
 	return nil
 }
@@ -316,9 +320,9 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	}
 	n.AddAlloc(x)
 	p.index.Update(n)
+	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)
-	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	delete(p.completing, a.ID)
 	p.markRunning(a, leaf)
 	if a.State == app.New || a.State == app.Resuming {
@@ -331,6 +335,8 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if !x.Placeholder {
 		p.appState(a, app.RunEvent, now, "")
 	}
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 	return nil
 }
 
@@ -369,10 +375,12 @@ func (p *Partition) Release(appID, key string, now time.Time) bool {
 }
 
 // releaseAllocation removes key from a and everything that accounts for
-// it; an application left with nothing goes Completing.
+// it; an application left with nothing goes Completing (reported before
+// the removal, as the reference orders its events).
 func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, now time.Time) {
-	if leaf := p.dropAllocation(a, key, term, now); leaf != nil {
+	if leaf, d := p.drop(a, key, term, now); leaf != nil {
 		p.checkDone(a, leaf, now)
+		p.reportDrop(a, d, now)
 	}
 }
 
@@ -380,9 +388,37 @@ func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, 
 // without changing the application's state. It returns a's leaf queue, or
 // nil when the key is unknown.
 func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now time.Time) *queue.Queue {
+	leaf, d := p.drop(a, key, term, now)
+	if leaf != nil {
+		p.reportDrop(a, d, now)
+	}
+	return leaf
+}
+
+// dropped is what drop removed, for reportDrop.
+type dropped struct {
+	x      *app.Allocation // nil: nothing to report
+	detail event.Detail
+	node   bool // it was on a node
+}
+
+// reportDrop sends the events of a removal: the application's, then the
+// node's.
+func (p *Partition) reportDrop(a *app.App, d dropped, now time.Time) {
+	if d.x == nil || p.noEvents {
+		return
+	}
+	p.emitApp(event.Remove, d.detail, a.ID, d.x.Key, "", d.x.Res, now)
+	if d.node {
+		p.emitNode(event.Remove, event.NodeAlloc, d.x.NodeID, d.x.Key, "", d.x.Res, now)
+	}
+}
+
+// drop is dropAllocation without the events, which it returns.
+func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time) (*queue.Queue, dropped) {
 	x, ok := a.Allocation(key)
 	if !ok {
-		return nil
+		return nil, dropped{}
 	}
 	leaf := p.leafOf(a)
 	if x.Placeholder && x.ReplacedBy == nil && term != PlaceholderReplaced {
@@ -398,7 +434,7 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 	}
 	if x.Linked() {
 		a.Remove(key, now) // neither pending nor allocated: nothing is accounted
-		return leaf
+		return leaf, dropped{}
 	}
 	a.Remove(key, now)
 	p.unreserveAsk(a.ID, key)
@@ -406,14 +442,12 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 		term = PreemptedByScheduler // the RM confirms a preemption
 	}
 	p.victimGone(x, leaf)
+	d := dropped{x: x, detail: releaseDetail[term], node: !x.Pending()}
 	if x.Pending() {
-		d := event.RequestCancel
+		d.detail = event.RequestCancel
 		if term == Timeout {
-			d = event.RequestTimeout
+			d.detail = event.RequestTimeout
 		}
-		p.emitApp(event.Remove, d, a.ID, key, "", x.Res, now)
-	} else {
-		p.emitApp(event.Remove, releaseDetail[term], a.ID, key, "", x.Res, now)
 	}
 	if x.Placeholder && x.Pending() && len(p.gangHolds[a.ID]) > 0 && !hasPendingPlaceholder(a) {
 		p.releaseGangHolds(a.ID)
@@ -432,7 +466,7 @@ func (p *Partition) dropAllocation(a *app.App, key string, term Termination, now
 		}
 		p.dirty = true
 	}
-	return leaf
+	return leaf, d
 }
 
 // checkDone moves an application with nothing left but allocated
@@ -489,6 +523,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	delete(p.gangTimers, appID)
 	p.releaseGangHolds(appID)
 	leaf.RemoveApp(a)
+	p.appLeft(a, leaf, now)
 	delete(p.apps, appID)
 	delete(p.completing, appID)
 	return nil

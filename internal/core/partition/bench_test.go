@@ -8,6 +8,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/latency"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -170,6 +171,43 @@ func BenchmarkTracking(b *testing.B) {
 			}
 			if err := p.Verify(); err != nil {
 				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkScheduleEvents is BenchmarkSchedule at 5000 nodes, 100 apps and
+// 10 queues with an event sink (as paddock serve installs one) and
+// without: the cost of emitting the events of a decision.
+func BenchmarkScheduleEvents(b *testing.B) {
+	for _, sink := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sink=%v", sink), func(b *testing.B) {
+			p := mustPartition(b, benchConfig(10))
+			n := 0
+			if sink {
+				p.SetEventSink(func(event.Record) { n++ })
+			} else {
+				p.SetEventSink(nil)
+			}
+			for i := range 5000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			for i := range 100 {
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.q%d", i%10), User: "u"}, t0)
+			}
+			for i := range b.N {
+				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+			}
+			p.Out.Take()
+			before := n
+			b.ReportAllocs()
+			b.ResetTimer()
+			if got := p.Schedule(t0); got != b.N {
+				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+			b.StopTimer()
+			if sink && n-before < b.N {
+				b.Fatalf("%d events for %d decisions", n-before, b.N)
 			}
 		})
 	}

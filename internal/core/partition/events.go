@@ -5,20 +5,55 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // SetEventSink installs the function every event record is passed to,
 // synchronously and in order; nil turns events off (event.trackingEnabled
-// false). A zero Time is for the sink to fill in.
+// false). A zero Time is for the sink to fill in (the time it receives the
+// record). The first sink installed is told of the queues that exist
+// already (the configured tree is built before any sink can be set), as
+// the reference reports each queue's creation.
 func (p *Partition) SetEventSink(sink func(event.Record)) {
 	p.sink = sink
 	p.noEvents = sink == nil
 	if sink != nil {
 		p.users.OnEvent(p.usageEvent)
+		p.tree.OnChange(p.queueChanged)
+		if !p.announced {
+			p.announced = true
+			p.tree.Each(func(q *queue.Queue) { p.queueChanged(queue.Added, q) })
+		}
 	} else {
 		p.users.OnEvent(nil)
+		p.tree.OnChange(nil)
+	}
+}
+
+// queueChanged reports a queue's creation, removal or change as a queue
+// event (reference §7).
+func (p *Partition) queueChanged(k queue.ChangeKind, q *queue.Queue) {
+	kind := event.QueueDynamic
+	if q.Managed {
+		kind = event.DetailsNone
+	}
+	switch k {
+	case queue.Added:
+		p.emitQueue(event.Add, kind, q.Path, "", resource.Vector{}, time.Time{})
+	case queue.Removed:
+		p.emitQueue(event.Remove, kind, q.Path, "", resource.Vector{}, time.Time{})
+	case queue.MaxChanged:
+		p.emitQueue(event.Set, event.QueueMax, q.Path, "", q.Max.Limits(), time.Time{})
+	case queue.GuaranteedChanged:
+		p.emitQueue(event.Set, event.QueueGuaranteed, q.Path, "", q.Guaranteed.Limits(), time.Time{})
+	case queue.TypeChanged:
+		msg := "leaf queue: false"
+		if q.Leaf {
+			msg = "leaf queue: true"
+		}
+		p.emitQueue(event.Set, event.QueueType, q.Path, msg, resource.Vector{}, time.Time{})
 	}
 }
 
@@ -42,6 +77,33 @@ func (p *Partition) emitQueue(c event.Change, d event.Detail, path, msg string, 
 	p.emit(event.Record{Type: event.Queue, Change: c, Detail: d, ObjectID: path, Message: msg, Resource: res, Time: nanos(now)})
 }
 
+// emitQueueApp reports an application joining (Add) or leaving (Remove)
+// its leaf queue.
+func (p *Partition) emitQueueApp(c event.Change, path, appID string, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	p.emit(event.Record{Type: event.Queue, Change: c, Detail: event.QueueApp, ObjectID: path, ReferenceID: appID, Time: nanos(now)})
+}
+
+// rootMaxChanged reports the root queue's new max, the cluster's size,
+// after a node changed it by delta (nothing when delta is zero).
+func (p *Partition) rootMaxChanged(delta resource.Vector, now time.Time) {
+	if p.noEvents || delta.IsZero() {
+		return
+	}
+	p.emitQueue(event.Set, event.QueueMax, p.tree.Root.Path, "", p.cluster, now)
+}
+
+// appLeft reports an application leaving its leaf queue: the queue's
+// event and the application's removal.
+func (p *Partition) appLeft(a *app.App, leaf *queue.Queue, now time.Time) {
+	p.emitQueueApp(event.Remove, leaf.Path, a.ID, now)
+	p.emitApp(event.Remove, event.DetailsNone, a.ID, "", "", resource.Vector{}, now)
+}
+
+// emitRequest sends a request event: the RM shows its message on the
+// ask's pod (the Kubernetes shim turns it into a pod event).
 func (p *Partition) emitRequest(key, appID, msg string, res resource.Vector, now time.Time) {
 	if p.noEvents {
 		return
@@ -49,11 +111,18 @@ func (p *Partition) emitRequest(key, appID, msg string, res resource.Vector, now
 	p.emit(event.Record{Type: event.Request, Change: event.None, Detail: event.DetailsNone, ObjectID: key, ReferenceID: appID, Message: msg, Resource: res, Time: nanos(now)})
 }
 
-func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref string, res resource.Vector) {
+// Node event messages (reference §7); the Kubernetes shim shows the added
+// and removed ones as events on the node.
+const (
+	msgNodeAdded   = "Node added to the scheduler"
+	msgNodeRemoved = "Node removed from the scheduler"
+)
+
+func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg string, res resource.Vector, now time.Time) {
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Resource: res})
+	p.emit(event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Resource: res, Time: nanos(now)})
 }
 
 func nanos(t time.Time) int64 {
@@ -104,4 +173,57 @@ func (p *Partition) usageEvent(e usage.Event) {
 		c = event.Remove
 	}
 	p.emit(event.Record{Type: event.UserGroup, Change: c, Detail: d, ObjectID: e.ObjectID, ReferenceID: e.ReferenceID, Resource: e.Resource})
+}
+
+// cannotRun reports a change of whether a limit keeps application a from
+// starting: flag is the app's record of it, blocked the present state.
+func (p *Partition) cannotRun(a *app.App, flag *bool, blocked bool, d event.Detail, now time.Time) {
+	if *flag == blocked {
+		return
+	}
+	*flag = blocked
+	p.emitApp(event.None, d, a.ID, "", "", resource.Vector{}, now)
+}
+
+// tellQueue sends a request event to every ask of x's class that does not
+// fit in its queue's headroom, once until it fits again (reference §7).
+func (p *Partition) tellQueue(a *app.App, leaf *queue.Queue, x *app.Allocation, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	var head string
+	a.Tell(x, app.ToldQueue, func(y *app.Allocation) {
+		if head == "" {
+			head = "' does not fit in queue '" + leaf.Path + "' (requested " + p.reg.Format(y.Res) +
+				", available " + p.reg.FormatQuota(leaf.Headroom()) + ")"
+		}
+		p.emitRequest(y.Key, a.ID, "Request '"+y.Key+head, y.Res, now)
+	})
+}
+
+// tellQuota is tellQueue for an ask over its user's or group's quota.
+func (p *Partition) tellQuota(a *app.App, x *app.Allocation, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	var head string
+	a.Tell(x, app.ToldQuota, func(y *app.Allocation) {
+		if head == "" {
+			head = "' exceeds the available user quota (requested " + p.reg.Format(y.Res) +
+				", available " + p.reg.FormatQuota(p.users.Headroom(a.User, a.Group, a.QueuePath)) + ")"
+		}
+		p.emitRequest(y.Key, a.ID, "Request '"+y.Key+head, y.Res, now)
+	})
+}
+
+// untell reports to the asks of x's class told reason f that it no longer
+// holds them back. It costs nothing when none was told.
+func (p *Partition) untell(a *app.App, x *app.Allocation, f app.Told, now time.Time) {
+	a.Untell(x, f, func(y *app.Allocation) {
+		msg := "Request '" + y.Key + "' fits in the available user quota"
+		if f == app.ToldQueue {
+			msg = "Request '" + y.Key + "' has become schedulable in queue '" + a.QueuePath + "'"
+		}
+		p.emitRequest(y.Key, a.ID, msg, y.Res, now)
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
@@ -74,10 +75,14 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 		}
 		if !x.Res.Fits(ph.Res) {
 			// the real ask is larger: this placeholder cannot help it
+			if !p.noEvents {
+				p.emitRequest(ph.Key, a.ID, "Task group '"+x.TaskGroup+"' in application '"+a.ID+"': allocation resources '"+
+					p.reg.Format(x.Res)+"' are not matching placeholder '"+p.reg.Format(ph.Res)+"' allocation with ID '"+ph.Key+"'", x.Res, now)
+			}
 			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
-		if p.predicate != nil && !p.predicate(x, ph.NodeID) {
+		if p.predicate != nil && p.predicate(x, ph.NodeID) != nil {
 			// the RM refuses that node: replace a placeholder of the
 			// group on another node (reference §2.10), else wait
 			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
@@ -105,7 +110,7 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 			continue
 		}
 		tried[ph.NodeID] = true
-		if p.predicate(x, ph.NodeID) {
+		if p.predicate(x, ph.NodeID) == nil {
 			return ph
 		}
 	}
@@ -152,9 +157,15 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	}
 	leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
-	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", ph.Res, now)
+	if n != nil {
+		p.emitNode(event.Remove, event.NodeAlloc, n.ID, ph.Key, "", ph.Res, now)
+		p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
+	}
 	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.appState(a, app.RunEvent, now, "")
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 	p.dirty = true
 	return true
 }

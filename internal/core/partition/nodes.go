@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/event"
@@ -36,7 +37,8 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	p.index.Add(n)
 	p.cluster.Inc(capacity)
 	p.occupied.Inc(occupied)
-	p.emitNode(event.Add, event.DetailsNone, id, "", capacity)
+	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, capacity, time.Time{})
+	p.rootMaxChanged(capacity, time.Time{})
 	p.sizeDirty, p.dirty = true, true
 	return nil
 }
@@ -63,10 +65,11 @@ func (p *Partition) UpdateNode(id string, capacity, occupied resource.Vector) er
 	p.occupied.Dec(n.Occupied)
 	p.occupied.Inc(occupied)
 	if n.Capacity != capacity {
-		p.emitNode(event.Set, event.NodeCapacity, id, "", capacity)
+		p.emitNode(event.Set, event.NodeCapacity, id, "", "", capacity, time.Time{})
+		p.rootMaxChanged(capacity.Sub(n.Capacity), time.Time{})
 	}
 	if n.Occupied != occupied {
-		p.emitNode(event.Set, event.NodeOccupied, id, "", occupied)
+		p.emitNode(event.Set, event.NodeOccupied, id, "", "", occupied, time.Time{})
 	}
 	n.Capacity = capacity
 	n.Occupied = occupied
@@ -82,7 +85,7 @@ func (p *Partition) SetSchedulable(id string, schedulable bool) error {
 		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
 	}
 	if n.Schedulable != schedulable {
-		p.emitNode(event.Set, event.NodeSchedulable, id, "", resource.Vector{})
+		p.emitNode(event.Set, event.NodeSchedulable, id, "", "schedulable: "+strconv.FormatBool(schedulable), resource.Vector{}, time.Time{})
 	}
 	n.Schedulable = schedulable
 	p.index.Update(n)
@@ -109,7 +112,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 		})
 	}
 	p.unreserveNode(n)
-	p.emitNode(event.Remove, event.NodeDecommission, id, "", n.Capacity)
+	p.emitNode(event.Remove, event.NodeDecommission, id, "", msgNodeRemoved, resource.Vector{}, now)
 	p.index.Remove(n)
 	delete(p.nodes, id)
 	for k := range n.Foreign {
@@ -117,6 +120,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 	}
 	p.cluster.Dec(n.Capacity)
 	p.occupied.Dec(n.Occupied)
+	p.rootMaxChanged(n.Capacity, now)
 	p.sizeDirty, p.dirty = true, true
 	return nil
 }
@@ -160,6 +164,9 @@ func (p *Partition) AddForeign(nodeID, key string, f node.Foreign, now time.Time
 	n.Occupied.Inc(res)
 	p.occupied.Inc(res)
 	p.index.Update(n)
+	if prev != n {
+		p.emitNode(event.Add, event.NodeAlloc, nodeID, key, "", res, time.Time{})
+	}
 	return nil
 }
 
@@ -176,5 +183,6 @@ func (p *Partition) RemoveForeign(key string) bool {
 	p.occupied.Dec(res)
 	p.index.Update(n)
 	p.dirty = true
+	p.emitNode(event.Remove, event.NodeAlloc, n.ID, key, "", res, time.Time{})
 	return true
 }

@@ -49,6 +49,7 @@ type Partition struct {
 	appReserved map[string]string
 	noReserve   bool
 	noEvents    bool
+	announced   bool // the existing queues were reported to the first sink
 	lastWaiting time.Time
 	sink        func(event.Record)
 	// gangTimers holds the placeholder timeout of gang applications.
@@ -72,12 +73,15 @@ type Partition struct {
 
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
-	predicate func(x *app.Allocation, nodeID string) bool
+	predicate func(x *app.Allocation, nodeID string) error
 	// rmPredicate is the RM's check as installed; predicate is it, timed
 	// when latency records.
-	rmPredicate func(x *app.Allocation, nodeID string) bool
+	rmPredicate func(x *app.Allocation, nodeID string) error
 	// latency times the scheduling phases, nil for none.
 	latency *latency.Recorder
+	// vetoes counts, per message, the RM's refusals of the latest findNode
+	// (only while events flow), for its request event.
+	vetoes map[string]int
 	// preemptCheck, when set, is the RM's PreemptionPredicates: whether
 	// ask x fits node nodeID once victims[0..start] (and, if needed, the
 	// following ones) are gone, and the last victim it needed.
@@ -212,6 +216,7 @@ func (p *Partition) App(id string) (*app.App, bool) {
 func (p *Partition) retire(a *app.App, now time.Time) {
 	if q := p.leafOf(a); q != nil {
 		q.RemoveApp(a)
+		p.appLeft(a, q, now)
 	}
 	p.releaseGangHolds(a.ID)
 	delete(p.apps, a.ID)
@@ -314,8 +319,9 @@ type PreemptCheck func(x *app.Allocation, nodeID string, victims []string, start
 func (p *Partition) SetPreemptCheck(c PreemptCheck) { p.preemptCheck = c }
 
 // SetPredicate installs the RM's node check: a candidate node that fits an
-// ask is only used when pred returns true. nil removes it.
-func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) bool) {
+// ask is only used when pred returns nil (an error says why not). nil
+// removes it.
+func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) error) {
 	p.rmPredicate = pred
 	p.timePredicate()
 }
@@ -335,11 +341,11 @@ func (p *Partition) timePredicate() {
 		p.predicate = pred
 		return
 	}
-	p.predicate = func(x *app.Allocation, nodeID string) bool {
+	p.predicate = func(x *app.Allocation, nodeID string) error {
 		start := r.Start(latency.NodeCheck)
-		ok := pred(x, nodeID)
+		err := pred(x, nodeID)
 		r.Stop(latency.NodeCheck, start)
-		return ok
+		return err
 	}
 }
 
@@ -356,6 +362,9 @@ func (p *Partition) regroup() {
 			a.Group = g
 		} else if !a.State.Terminal() {
 			a.Group = p.users.SelectGroup(a.User, a.Groups, a.QueuePath)
+			if a.PendingCount() > 0 {
+				p.users.Pending(a.User, a.Group, a.ID)
+			}
 		}
 	}
 }

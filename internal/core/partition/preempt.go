@@ -7,7 +7,6 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
-	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
@@ -601,6 +600,9 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 	x.TookFrom = x.TookFrom[:0]
 	for _, v := range victims {
 		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID, now)
+		if p.sink != nil {
+			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath, v.Res, now)
+		}
 		v.PreemptedFor = x
 		x.Victims++
 		if !slices.Contains(x.TookFrom, vleaf.Path) {
@@ -609,16 +611,16 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 	}
 }
 
-// markVictim marks v preempted, counts it as preempting in its queues,
-// releases it to the RM with PREEMPTED_BY_SCHEDULER and reports it as an
-// event with msg. It returns v's leaf queue.
+// markVictim marks v preempted, counts it as preempting in its queues and
+// releases it to the RM with PREEMPTED_BY_SCHEDULER and msg (the caller
+// sends the request event the RM shows on the victim). It returns v's leaf
+// queue.
 func (p *Partition) markVictim(v *app.Allocation, msg string, now time.Time) *queue.Queue {
 	vleaf := p.leafOf(p.apps[v.AppID])
 	setPreempted(v, vleaf, true)
 	p.Out.Released = append(p.Out.Released, Released{
 		Partition: p.Name, AppID: v.AppID, AllocationKey: v.Key, Termination: PreemptedByScheduler, Message: msg,
 	})
-	p.emitApp(event.Set, event.AllocPreempt, v.AppID, v.Key, msg, v.Res, now)
 	p.Stats.Preemptions++
 	return vleaf
 }
@@ -732,6 +734,9 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		}
 	}
 	if !x.Res.Fits(avail) || len(victims) == 0 {
+		if p.sink != nil { // once: one attempt per ask
+			p.emitRequest(x.Key, a.ID, "Unschedulable request '"+x.Key+"' with required node '"+n.ID+"', no preemption victim found", x.Res, now)
+		}
 		return false
 	}
 	if n.ReservedFor != "" && n.ReservedFor != x.Key {

@@ -60,7 +60,7 @@ func (p *Partition) unreserve(k string) {
 	delete(p.reserved, k)
 	delete(p.appReserved, r.app.ID)
 	if r.node.ReservedFor == r.ask.Key {
-		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, r.ask.Res)
+		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", r.ask.Res, time.Time{})
 		r.node.ReservedFor = ""
 		p.index.Update(r.node)
 	}
@@ -102,7 +102,7 @@ func (p *Partition) tryReserved(now time.Time) int {
 		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, x.Res) != nil {
 			continue
 		}
-		if p.blockingMaxApps(r.app, leaf) != nil {
+		if p.blockingMaxApps(r.app, leaf) != nil || !p.admits(x, r.node) {
 			continue
 		}
 		p.unreserve(k)
@@ -133,7 +133,7 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 		if !n.Eligible() || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true
 		}
-		if g := shortfall(x.Res, n.Available(), n.Capacity); best == nil || g < bestGap {
+		if g := shortfall(x.Res, n.Available(), n.Capacity); (best == nil || g < bestGap) && p.admits(x, n) {
 			best, bestGap = n, g
 		}
 		return true
@@ -184,7 +184,7 @@ func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
 	p.reserved[k] = &reservation{app: a, ask: x, node: n}
 	p.appReserved[a.ID] = k
 	n.ReservedFor = x.Key
-	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, x.Res)
+	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, "", x.Res, time.Time{})
 	p.index.Update(n)
 }
 
@@ -198,4 +198,11 @@ func shortfall(ask, avail, capacity resource.Vector) float64 {
 		}
 	}
 	return g
+}
+
+// admits reports whether the RM's predicates (if any) let x go to n: a
+// node the RM refuses is neither reserved for an ask nor given to it when
+// the reservation is served.
+func (p *Partition) admits(x *app.Allocation, n *node.Node) bool {
+	return p.predicate == nil || p.predicate(x, n.ID) == nil
 }

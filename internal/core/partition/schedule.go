@@ -2,6 +2,7 @@ package partition
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,9 +88,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		a.Visit(now)
 		if q := p.blockingMaxApps(a, leaf); q != nil {
 			a.SetWhyAll(app.Reason{Kind: app.MaxApplications, Object: q.Path})
+			p.cannotRun(a, &a.CannotRunQueue, true, event.AppCannotRunQueue, now)
 			t.SkipApp(leaf, a)
 			continue
 		}
+		p.cannotRun(a, &a.CannotRunQueue, false, event.AppRunnableQueue, now)
 		if !a.BackoffUntil.IsZero() && now.Before(a.BackoffUntil) {
 			p.wakeAt(a.BackoffUntil)
 			t.SkipApp(leaf, a)
@@ -98,10 +101,12 @@ func (p *Partition) Schedule(now time.Time) int {
 		if !p.running[a.ID] {
 			if ok, why := p.users.CanRunApp(a.User, a.Group, a.QueuePath, a.ID); !ok {
 				a.SetWhyAll(app.Reason{Kind: app.UserLimit, Object: why})
+				p.cannotRun(a, &a.CannotRunQuota, true, event.AppCannotRunQuota, now)
 				t.SkipApp(leaf, a)
 				continue
 			}
 		}
+		p.cannotRun(a, &a.CannotRunQuota, false, event.AppRunnableQuota, now)
 		x := a.Next()
 		if x == nil {
 			t.SkipApp(leaf, a)
@@ -139,16 +144,20 @@ func (p *Partition) Schedule(now time.Time) int {
 		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
+			p.tellQuota(a, x, now)
 			p.deferAsk(&s, a, x)
 			continue
 		}
+		p.untell(a, x, app.ToldQuota, now)
 		if q := blockingMax(leaf, x.Res); q != nil {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
+				p.tellQueue(a, leaf, x, now)
 			}
 			p.deferAsk(&s, a, x)
 			continue
 		}
+		p.untell(a, x, app.ToldQueue, now)
 		if s.knownUnplaceable(x.Res) {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
@@ -162,6 +171,12 @@ func (p *Partition) Schedule(now time.Time) int {
 		start = lat.Start(latency.NodeEvaluation)
 		n := p.findNode(x)
 		lat.Stop(latency.NodeEvaluation, start)
+		if len(p.vetoes) > 0 {
+			if n == nil {
+				p.tellVetoes(a, x, now)
+			}
+			clear(p.vetoes)
+		}
 		if n == nil {
 			if p.backoff(&s, a, leaf, now) {
 				t.SkipApp(leaf, a)
@@ -259,7 +274,7 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		if !ok || !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
 			return nil
 		}
-		if p.predicate != nil && !p.predicate(x, n.ID) {
+		if !p.allowed(x, n) {
 			return nil
 		}
 		return n
@@ -273,14 +288,64 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 			avoided = n
 			continue
 		}
-		if p.predicate == nil || p.predicate(x, n.ID) {
+		if p.allowed(x, n) {
 			return n
 		}
 	}
-	if avoided != nil && (p.predicate == nil || p.predicate(x, avoided.ID)) {
+	if avoided != nil && p.allowed(x, avoided) {
 		return avoided
 	}
 	return nil
+}
+
+// allowed asks the RM's predicate (if any) whether x may go to n; while
+// events flow, a refusal's message is counted in vetoes.
+func (p *Partition) allowed(x *app.Allocation, n *node.Node) bool {
+	if p.predicate == nil {
+		return true
+	}
+	err := p.predicate(x, n.ID)
+	if err == nil {
+		return true
+	}
+	if !p.noEvents {
+		if p.vetoes == nil {
+			p.vetoes = map[string]int{}
+		}
+		p.vetoes[err.Error()]++
+	}
+	return false
+}
+
+// PredicateEventInterval is the least time between two request events
+// telling that the RM's predicates refused every node that fits an ask
+// (reference §7: rate-limited to one per 15 s).
+const PredicateEventInterval = 15 * time.Second
+
+// tellVetoes sends the request event of an ask every node that fits was
+// refused for by the RM's predicates, with the refusals counted by
+// message ("Unschedulable request 'k': node(s) had taints (3x); "), at most
+// once per PredicateEventInterval per ask; it clears the count.
+func (p *Partition) tellVetoes(a *app.App, x *app.Allocation, now time.Time) {
+	if len(p.vetoes) == 0 {
+		return
+	}
+	defer clear(p.vetoes)
+	if !x.PredicatesToldAt.IsZero() && now.Sub(x.PredicatesToldAt) < PredicateEventInterval {
+		return
+	}
+	x.PredicatesToldAt = now
+	msgs := make([]string, 0, len(p.vetoes))
+	for m := range p.vetoes {
+		msgs = append(msgs, m)
+	}
+	slices.Sort(msgs)
+	var b strings.Builder
+	b.WriteString("Unschedulable request '" + x.Key + "': ")
+	for _, m := range msgs {
+		b.WriteString(m + " (" + strconv.Itoa(p.vetoes[m]) + "x); ")
+	}
+	p.emitRequest(x.Key, a.ID, b.String(), x.Res, now)
 }
 
 // allocate applies one decision: ask x of a goes to node n.
@@ -292,8 +357,8 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)
 	p.index.Update(n)
+	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
 	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
-	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.markRunning(a, leaf)
 	if x.Placeholder {
 		p.startGangTimer(a, now)
@@ -302,6 +367,9 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
 	}
+	// the reference's event order: the node's, the application's state,
+	// the user's usage, the application's allocation
+	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 

@@ -17,6 +17,7 @@ type Tree struct {
 	reg     *resource.Registry
 	cluster resource.Vector
 	touched []*Queue
+	changed func(ChangeKind, *Queue)
 }
 
 // Build creates the tree of a validated partition configuration.
@@ -117,6 +118,11 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		return err
 	}
 	// apply
+	type note struct {
+		k ChangeKind
+		q *Queue
+	}
+	var notes []note
 	for _, p := range plan {
 		c := p.cfg
 		path := c.Path
@@ -125,6 +131,7 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		}
 		path = strings.ToLower(path)
 		q, ok := t.byPath[path]
+		created := !ok
 		if !ok {
 			var parent *Queue
 			name := path
@@ -138,6 +145,19 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 				t.Root = q
 			}
 		}
+		if created {
+			notes = append(notes, note{Added, q})
+		} else {
+			if q.Leaf != c.IsLeaf() {
+				notes = append(notes, note{TypeChanged, q})
+			}
+			if q.Parent != nil && q.Max != p.maxQuota {
+				notes = append(notes, note{MaxChanged, q})
+			}
+			if q.Guaranteed != p.guaranteed {
+				notes = append(notes, note{GuaranteedChanged, q})
+			}
+		}
 		q.Leaf = c.IsLeaf()
 		q.Managed = true
 		q.State = Active
@@ -145,6 +165,7 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		if q.Parent != nil {
 			q.Max = p.maxQuota
 		}
+
 		q.MaxApps = c.MaxApplications
 		q.applyProps(c.Effective)
 		q.Submit, q.Admin = c.Submit, c.Admin
@@ -158,6 +179,9 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		}
 	}
 	t.refresh()
+	for _, n := range notes {
+		t.note(n.k, n.q)
+	}
 	return nil
 }
 
@@ -208,6 +232,7 @@ func (t *Tree) CreateDynamic(path string) (*Queue, error) {
 		}
 		q.fairMax = q.Max.Overlay(cur.fairMax)
 		t.byPath[q.Path] = q
+		t.note(Added, q)
 		cur = q
 	}
 	return cur, nil
@@ -231,6 +256,7 @@ func (t *Tree) Remove(q *Queue) bool {
 		}
 	}
 	delete(t.byPath, q.Path)
+	t.note(Removed, q)
 	return true
 }
 
@@ -382,6 +408,7 @@ func (t *Tree) Recovery() *Queue {
 	q.applyProps(config.DefaultProperties())
 	q.fairMax = t.Root.fairMax
 	t.byPath[path] = q
+	t.note(Added, q)
 	return q
 }
 

@@ -21,8 +21,9 @@ type QueueUsageDAO struct {
 // UserDAO is one user's usage.
 type UserDAO struct {
 	UserName string `json:"userName"`
-	// Groups maps each running application to the group it is tracked
-	// against ("" when none).
+	// Groups maps each running application, and each application with
+	// asks but nothing allocated yet, to the group it is tracked against
+	// ("" when none).
 	Groups map[string]string `json:"groups"`
 	Queues QueueUsageDAO     `json:"queues"`
 }
@@ -44,17 +45,27 @@ func (m *Manager) Users() []UserDAO {
 	for _, name := range sortedNames(m.users) {
 		out = append(out, m.userDAO(m.users[name]))
 	}
+	if len(m.waiting) == 0 {
+		return out
+	}
+	for _, name := range m.waitingUsers() {
+		out = append(out, m.waitingDAO(name))
+	}
+	slices.SortFunc(out, func(a, b UserDAO) int { return cmp.Compare(a.UserName, b.UserName) })
 	return out
 }
 
-// User returns one tracked user; false if the user has no running
-// application.
+// User returns one tracked user; false if the user has no running or
+// waiting application.
 func (m *Manager) User(name string) (UserDAO, bool) {
 	if m == nil {
 		return UserDAO{}, false
 	}
 	t := m.users[name]
 	if t == nil {
+		if len(m.waitingBy[name]) > 0 {
+			return m.waitingDAO(name), true
+		}
 		return UserDAO{}, false
 	}
 	return m.userDAO(t), true
@@ -89,6 +100,9 @@ func (m *Manager) userDAO(t *tracker) UserDAO {
 	groups := make(map[string]string, len(t.apps))
 	for id, a := range t.apps {
 		groups[id] = a.group
+	}
+	for id, g := range m.waitingBy[t.name] {
+		groups[id] = g
 	}
 	lim := func(l *level) *limit {
 		if l.limits == nil {

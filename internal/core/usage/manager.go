@@ -14,7 +14,12 @@ type Manager struct {
 	users  map[string]*tracker
 	groups map[string]*tracker
 	apps   map[string]*app // every running application by ID
-	emitFn func(Event)
+	// waiting maps the applications with asks and nothing allocated yet
+	// (pending.go) to their user; waitingBy maps a user to those
+	// applications and their groups.
+	waiting   map[string]string
+	waitingBy map[string]map[string]string
+	emitFn    func(Event)
 	// last is the application found by the latest lookup: the scheduler
 	// checks and then allocates for the same application, so most lookups
 	// repeat the previous one.

@@ -136,6 +136,7 @@ func (m *Manager) start(user, group, queuePath, appID string) *app {
 	}
 	m.bind(a)
 	m.apps[appID] = a
+	m.unwait(appID)
 	return a
 }
 
@@ -197,15 +198,16 @@ func (m *Manager) Release(user, group, queuePath, appID string, res resource.Vec
 }
 
 // RemoveApp stops tracking an application, releasing everything it still
-// holds, as Release with appDone does. It reports whether the application
-// was tracked.
+// holds, as Release with appDone does, or forgets it as waiting (Pending).
+// It reports whether the application was tracked or waiting.
 func (m *Manager) RemoveApp(appID string) bool {
 	if m == nil {
 		return false
 	}
+	wasWaiting := m.unwait(appID)
 	a := m.running(appID)
 	if a == nil {
-		return false
+		return wasWaiting
 	}
 	m.stop(a)
 	return true

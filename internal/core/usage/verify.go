@@ -34,6 +34,21 @@ func (m *Manager) Verify() error {
 			}
 		}
 	}
+	n := 0
+	for user, apps := range m.waitingBy {
+		for id := range apps {
+			if m.apps[id] != nil {
+				return fmt.Errorf("application %s is both running and waiting", id)
+			}
+			if m.waiting[id] != user {
+				return fmt.Errorf("waiting application %s of user %s is indexed for %q", id, user, m.waiting[id])
+			}
+			n++
+		}
+	}
+	if n != len(m.waiting) {
+		return fmt.Errorf("%d waiting applications, %d indexed by user", len(m.waiting), n)
+	}
 	nodes := map[*level]int{}
 	if err := m.verifyTrackers("user", m.users, func(a *app) ([]*node, bool) { return a.userPath, true }, nodes); err != nil {
 		return err

@@ -53,3 +53,41 @@ func BenchmarkDeliver(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForwardAllocation measures asks of an accepted application
+// through the allocation stream to the API (the path that checks the
+// application is known before forwarding).
+func BenchmarkForwardAllocation(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	apps, err := c.UpdateApplication(ctx(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := apps.Send(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1"}}}); err != nil {
+		b.Fatal(err)
+	}
+	eventually(b, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.apps) == 1
+	}, "application forwarded")
+	st, err := c.UpdateAllocation(ctx(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "k1", ApplicationID: "app1"}}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := st.Send(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	eventually(b, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.allocs) == b.N
+	}, "%d requests forwarded", b.N)
+}

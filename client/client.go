@@ -7,9 +7,11 @@
 //
 // Responses arrive on three receive goroutines, one per stream, so the
 // callback must be safe for concurrent use. The streams are not ordered
-// with respect to each other: wait for an application to be accepted
-// before sending its asks, and for a node to be accepted before sending
-// allocations on it.
+// with respect to each other, but the server makes up for it: asks of an
+// application sent before the application itself (or allocations on a
+// node sent before the node) wait for it there, up to a few seconds (see
+// package grpcserver), so an RM may send UpdateApplication and at once
+// UpdateAllocation as it would in process.
 //
 // When a stream breaks, Done is closed and Err says why; the scheduler
 // keeps the RM Paused for a while. Register again (on the same Client: the

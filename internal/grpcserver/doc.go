@@ -23,9 +23,21 @@
 // register again (which wipes its state and expects a full resync).
 //
 // Messages on different streams are not ordered with respect to each
-// other: an RM must wait until an application is accepted before sending
-// its asks, and until a node is accepted before sending allocations on it,
-// as in-cluster shims do.
+// other on the wire, but the server does not let that reach the scheduler
+// as a refusal: an ask or allocation of an application this registration
+// has not sent yet (on the application stream), or an allocation on a node
+// it has not created yet (on the node stream), is parked and handed to the
+// scheduler right after that application or node. So an RM may send
+// UpdateApplication and at once UpdateAllocation, as it would in process.
+// A parked item keeps its place in its stream: later asks and releases of
+// the same application wait behind it. An item waits at most
+// Options.ParkTimeout (DefaultParkTimeout, 5 s) and at most
+// Options.ParkLimit items (DefaultParkLimit, 10,000) wait per RM; beyond
+// either bound the oldest is handed over as it is and the scheduler
+// rejects it with its usual reason. Items of applications the RM has
+// removed wait the same way (and are then rejected). RMStatus.Parked
+// counts what waits; a new registration drops it with the rest of the
+// RM's state.
 //
 // # Callbacks that cannot cross the wire
 //

@@ -32,6 +32,7 @@ type RMStatus struct {
 	OpenStreams   []string  // method names of its attached streams, sorted
 	Buffered      int       // responses waiting for a stream
 	DroppedEvents int64     // SendEvent records and scheduling-state updates not delivered
+	Parked        int       // asks, allocations and releases waiting for their application or node
 	Reason        string    // why it is Stopped
 }
 
@@ -70,6 +71,7 @@ type session struct {
 	srv        *Server
 	entry      *rmEntry
 	registered time.Time
+	ord        *order // cross-stream order (park.go); has its own lock
 
 	state      RMState
 	since      time.Time
@@ -101,7 +103,7 @@ type attachment struct {
 var _ api.ResourceManagerCallback = (*session)(nil)
 
 func newSession(s *Server, e *rmEntry, now time.Time) *session {
-	return &session{srv: s, entry: e, registered: now, state: RMRunning, since: now}
+	return &session{srv: s, entry: e, registered: now, state: RMRunning, since: now, ord: newOrder()}
 }
 
 // UpdateAllocation queues an allocation response for the RM's stream.
@@ -229,6 +231,20 @@ func (ss *session) pauseLocked() {
 	gen := ss.pauseGen
 	ss.cancel = s.opts.AfterFunc(s.opts.ReconnectTimeout, func() { ss.expire(gen) })
 	s.log.Warn("resource manager paused: stream lost", "rmID", ss.entry.id, "timeout", s.opts.ReconnectTimeout)
+}
+
+// failStream stops the RM after requests of its stream k could not be
+// handed to the scheduler outside that stream (parked items): the
+// scheduler's view of the RM can no longer be trusted, so it must
+// register again, as when responses are lost.
+func (s *Server) failStream(ss *session, k kind, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.superseded || ss.state == RMStopped || s.closing {
+		return
+	}
+	s.log.Warn("resource manager stopped: requests lost", "rmID", ss.entry.id, "stream", k.String(), "err", err)
+	ss.stopLocked(err)
 }
 
 // expire stops the RM if it is still in the pause that started the timer.
@@ -361,7 +377,8 @@ func (s *Server) RMs() []RMStatus {
 		if ss == nil {
 			continue
 		}
-		st := RMStatus{RmID: id, State: ss.state, Since: ss.since, Registered: ss.registered, DroppedEvents: ss.dropped, Reason: ss.reason}
+		st := RMStatus{RmID: id, State: ss.state, Since: ss.since, Registered: ss.registered, DroppedEvents: ss.dropped, Reason: ss.reason,
+			Parked: int(ss.ord.count.Load())}
 		for k := range ss.slots {
 			if ss.slots[k].att != nil {
 				st.OpenStreams = append(st.OpenStreams, kind(k).String())

@@ -68,6 +68,13 @@ type Options struct {
 	KeepaliveTime time.Duration
 	// DialOptions are added after the client's own.
 	DialOptions []grpc.DialOption
+	// Callbacks are the callbacks of the RM's api.ResourceManagerCallback
+	// the server should call over gRPC (Paddock's Callbacks extension),
+	// for example Predicates|SendEvent. Zero (the default) is a plain SI
+	// client: the server answers Predicates and PreemptionPredicates
+	// itself (yes) and drops events. Register fails when the server does
+	// not offer the extension.
+	Callbacks Callback
 }
 
 // ErrClosed is returned by calls on a closed Client.
@@ -162,7 +169,7 @@ func (c *Client) Register(ctx context.Context, req *si.RegisterResourceManagerRe
 	if _, err := c.sched.RegisterResourceManager(ctx, req, grpc.WaitForReady(true)); err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}
-	r, err := open(c.sched, req.RmID, cb)
+	r, err := open(ctx, c.conn, c.sched, req.RmID, cb, c.opts.Callbacks)
 	if err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}

@@ -36,6 +36,9 @@ const (
 	DefaultStopTimeout      = 5 * time.Second
 	DefaultParkTimeout      = 5 * time.Second
 	DefaultParkLimit        = 10000
+	DefaultCallbackTimeout  = 250 * time.Millisecond
+	DefaultCallbackBackoff  = 5 * time.Second
+	DefaultCallbackInFlight = 16
 )
 
 // Options configure a Server. Zero values mean the defaults above.
@@ -74,6 +77,16 @@ type Options struct {
 	// package documentation (Streams).
 	ParkTimeout time.Duration
 	ParkLimit   int
+	// CallbackTimeout bounds one Predicates or PreemptionPredicates call
+	// relayed to an RM on its Callbacks stream (the scheduler waits for it
+	// on its goroutine); no answer refuses the node or plan. After a
+	// timeout the RM's calls are refused at once, without asking, until
+	// it answers again or CallbackBackoff has passed. CallbackInFlight
+	// bounds the calls waiting for replies per RM. See the package
+	// documentation (Callbacks).
+	CallbackTimeout  time.Duration
+	CallbackBackoff  time.Duration
+	CallbackInFlight int
 	// Clock stamps state changes; the real clock by default.
 	Clock clock.Clock
 	// AfterFunc runs f after d and returns a function that cancels it;
@@ -114,6 +127,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ParkLimit <= 0 {
 		o.ParkLimit = DefaultParkLimit
+	}
+	if o.CallbackTimeout <= 0 {
+		o.CallbackTimeout = DefaultCallbackTimeout
+	}
+	if o.CallbackBackoff <= 0 {
+		o.CallbackBackoff = DefaultCallbackBackoff
+	}
+	if o.CallbackInFlight <= 0 {
+		o.CallbackInFlight = DefaultCallbackInFlight
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
@@ -317,11 +339,12 @@ func (s *Server) authorize(ctx context.Context) error {
 }
 
 // GRPCServer returns a new grpc.Server with ServerOptions (then extra) and
-// both services registered. Stop stops it.
+// the three services (Scheduler, Admin, Callbacks) registered. Stop stops it.
 func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	gs := grpc.NewServer(append(s.ServerOptions(), extra...)...)
 	si.RegisterSchedulerServer(gs, s)
 	gs.RegisterService(&AdminServiceDesc, s)
+	gs.RegisterService(&CallbacksServiceDesc, s)
 	s.mu.Lock()
 	s.servers = append(s.servers, gs)
 	s.mu.Unlock()

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/client"
+	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/grpcserver"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
 // picky is a recorder whose Predicates refuse one node, counting the
@@ -165,4 +168,86 @@ func hungState(srv *grpcserver.Server) grpcserver.RMStatus {
 		}
 	}
 	return grpcserver.RMStatus{}
+}
+
+// preemptRM answers PreemptionPredicates with accept() and counts the
+// calls and the allocations the scheduler takes back.
+type preemptRM struct {
+	*picky
+	accept   atomic.Bool
+	checks   atomic.Int32
+	released atomic.Int32
+}
+
+func (p *preemptRM) PreemptionPredicates(a *si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
+	p.checks.Add(1)
+	if !p.accept.Load() {
+		return &si.PreemptionPredicatesResponse{Success: false}
+	}
+	return &si.PreemptionPredicatesResponse{Success: true, Index: a.StartIndex}
+}
+
+func (p *preemptRM) UpdateAllocation(r *si.AllocationResponse) error {
+	for _, x := range r.Released {
+		if x.TerminationType == si.TerminationType_PREEMPTED_BY_SCHEDULER {
+			p.released.Add(1)
+		}
+	}
+	return p.picky.UpdateAllocation(r)
+}
+
+// A gRPC RM's PreemptionPredicates refusing a plan keeps its allocations
+// from being preempted; accepting lets the preemption go ahead.
+func TestPreemptionPredicatesOverGRPC(t *testing.T) {
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	svc := rmproxy.New(v)
+	t.Cleanup(svc.Stop)
+	srv := grpcserver.New(svc, grpcserver.Options{})
+	lis, err := srv.Listen("127.0.0.1:0")
+	must(t, err)
+	t.Cleanup(srv.Stop)
+	c := dial(t, lis.String(), client.Options{Callbacks: client.PreemptionPredicates})
+	rm := &preemptRM{picky: newPicky("")}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conf := cfg + "            resources: {guaranteed: {vcore: 4000}}\n" // root.b guaranteed
+	must(t, c.Register(ctx, &si.RegisterResourceManagerRequest{RmID: "rm1", Config: conf}, rm))
+	must(t, c.UpdateNode(nodes(1)))
+	must(t, c.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}},
+		{ApplicationID: "b", QueueName: "root.b", Ugi: &si.UserGroupInformation{User: "u"}},
+	}}))
+	fill := &si.AllocationRequest{RmID: "rm1"}
+	for i := range 4 {
+		fill.Allocations = append(fill.Allocations, &si.Allocation{AllocationKey: fmt.Sprint("a", i), ApplicationID: "a", ResourcePerAlloc: res(1000, 1<<20)})
+	}
+	must(t, c.UpdateAllocation(fill))
+	rm.await(t, "4 allocations", func() bool { return len(rm.allocs) == 4 })
+	must(t, c.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "b0", ApplicationID: "b", ResourcePerAlloc: res(2000, 1<<20)}}}))
+	// past preemption.delay: the scheduler asks, the RM refuses
+	deadline := time.Now().Add(10 * time.Second)
+	for rm.checks.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("PreemptionPredicates never asked")
+		}
+		v.Advance(time.Second)
+		time.Sleep(20 * time.Millisecond)
+	}
+	// a few more cycles, past the retry interval: still refused, nothing taken
+	for range 5 {
+		v.Advance(20 * time.Second)
+		time.Sleep(150 * time.Millisecond)
+	}
+	if n := rm.released.Load(); n != 0 {
+		t.Fatalf("%d allocations preempted though the RM refused every plan (%d asked)", n, rm.checks.Load())
+	}
+	rm.accept.Store(true)
+	for rm.released.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing preempted after the RM accepted (%d asked)", rm.checks.Load())
+		}
+		v.Advance(20 * time.Second)
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -13,6 +13,15 @@
 // package grpcserver), so an RM may send UpdateApplication and at once
 // UpdateAllocation as it would in process.
 //
+// The SI streams cannot carry the RM's other callbacks: by default the
+// server allows every node (Predicates), accepts every preemption plan
+// (PreemptionPredicates) and drops events and scheduling states. An RM
+// that sets Options.Callbacks gets those it lists relayed to its callback
+// over Paddock's Callbacks stream (an optional extension, see package
+// grpcserver); calls that expect an answer run on goroutines of their own
+// and must answer within the server's timeout (250 ms by default), or the
+// node or plan is refused.
+//
 // When a stream breaks, Done is closed and Err says why; the scheduler
 // keeps the RM Paused for a while. Register again (on the same Client: the
 // connection redials) and resync the full state. Close shuts the RM down:

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
+	"github.com/paddock-sched/paddock/client"
 )
 
 // BenchmarkForward measures RM requests through a stream to the API.
@@ -90,4 +92,51 @@ func BenchmarkForwardAllocation(b *testing.B) {
 		defer h.api.mu.Unlock()
 		return len(h.api.allocs) == b.N
 	}, "%d requests forwarded", b.N)
+}
+
+// BenchmarkCallbacksNotAsked measures the callbacks the scheduler makes
+// for an RM that did not open the Callbacks stream (a Predicates and a
+// PreemptionPredicates call, an event): answered by the server itself.
+func BenchmarkCallbacksNotAsked(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	cb := h.api.cb("rm1")
+	pa := &si.PredicatesArgs{AllocationKey: "k1", NodeID: "n1", Allocate: true}
+	pp := &si.PreemptionPredicatesArgs{AllocationKey: "k1", NodeID: "n1"}
+	ev := []*si.EventRecord{{Type: si.EventRecord_APP, ObjectID: "app1"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := cb.Predicates(pa); err != nil {
+			b.Fatal(err)
+		}
+		if r := cb.PreemptionPredicates(pp); !r.Success {
+			b.Fatal("plan refused")
+		}
+		cb.SendEvent(ev)
+	}
+}
+
+// BenchmarkPredicatesRelayed measures one Predicates call relayed to an
+// RM over its Callbacks stream and answered (a loopback round trip).
+func BenchmarkPredicatesRelayed(b *testing.B) {
+	h := start(b, Options{})
+	c, err := client.Dial(ctx(b), h.addr, client.Options{Callbacks: client.Predicates})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	if err := c.Register(ctx(b), &si.RegisterResourceManagerRequest{RmID: "rm1"}, callback.Nop{}); err != nil {
+		b.Fatal(err)
+	}
+	cb := h.api.cb("rm1")
+	pa := &si.PredicatesArgs{AllocationKey: "k1", NodeID: "n1", Allocate: true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := cb.Predicates(pa); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -66,9 +66,10 @@
 // reply within Options.CallbackTimeout (DefaultCallbackTimeout, 250 ms)
 // refuses the node (for this attempt: it is asked again at a later cycle)
 // or the plan, and is counted (RMStatus.Unanswered). After a timeout the
-// RM's calls are refused at once, without a round trip, until it replies
-// again (even late) or Options.CallbackBackoff (DefaultCallbackBackoff,
-// 5 s) has passed, so a slow or dead RM costs the scheduler, and the other
+// RM's calls are refused at once, without a round trip, until
+// Options.CallbackBackoff (DefaultCallbackBackoff, 5 s) has passed or it
+// opens a new Callbacks stream (a late reply is dropped), so a slow or
+// dead RM costs the scheduler, and the other
 // RMs it serves, at most one timeout per backoff. At most
 // Options.CallbackInFlight calls wait for replies per RM. Once an RM has
 // asked for Predicates or PreemptionPredicates, its calls are refused,

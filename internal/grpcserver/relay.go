@@ -135,14 +135,14 @@ func (r *relay) take() []*cbwire.Request {
 	return out
 }
 
-// answer hands a reply to its caller; a reply to a forgotten call only
-// shows that the RM answers again.
+// answer hands a reply to its caller; a reply to a call that timed out
+// is dropped (it does not end the backoff: an RM that is merely slow
+// would otherwise cost a timeout on every call).
 func (r *relay) answer(rep *cbwire.Reply) {
 	r.mu.Lock()
 	ch := r.waiting[rep.ID]
 	delete(r.waiting, rep.ID)
 	r.mu.Unlock()
-	r.sess.stallUntil.Store(0)
 	if ch != nil {
 		ch <- rep
 	}
@@ -150,9 +150,9 @@ func (r *relay) answer(rep *cbwire.Reply) {
 
 // ask makes one call that expects a reply, on the scheduler's goroutine.
 // It waits at most Options.CallbackTimeout; after a timeout the RM's calls
-// are answered at once as unanswered until it replies again (late) or
-// Options.CallbackBackoff has passed, so that a slow or dead RM costs the
-// scheduler one timeout per backoff at most.
+// are answered at once as unanswered until Options.CallbackBackoff has
+// passed (or the RM opens a new Callbacks stream), so that a slow or dead
+// RM costs the scheduler one timeout per backoff at most.
 func (ss *session) ask(req *cbwire.Request) (*cbwire.Reply, error) {
 	o := ss.srv.opts
 	r := ss.relay.Load()

@@ -12,6 +12,7 @@ import (
 	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/cbwire"
+	"github.com/paddock-sched/paddock/internal/clock"
 )
 
 // relayRM answers relayed callbacks: it refuses node n0 and the plans on
@@ -156,11 +157,12 @@ func (r *hungRM) Predicates(*si.PredicatesArgs) error {
 }
 
 // A call that gets no answer in time refuses the node; later calls are
-// refused at once, without a round trip, until the backoff has passed or
-// the RM answers again; a closed stream refuses too (the RM asked for
-// Predicates, so its nodes are never silently allowed).
+// refused at once, without a round trip, until the backoff has passed;
+// a closed stream refuses too (the RM asked for Predicates, so its nodes
+// are never silently allowed).
 func TestCallbackTimeout(t *testing.T) {
-	h := start(t, Options{CallbackTimeout: 50 * time.Millisecond, CallbackBackoff: time.Hour})
+	clk := clock.NewVirtual(time.Unix(1000, 0))
+	h := start(t, Options{Clock: clk, CallbackTimeout: 50 * time.Millisecond, CallbackBackoff: time.Hour})
 	rm := &hungRM{block: make(chan struct{})}
 	t.Cleanup(func() { close(rm.block) })
 	c := dialClient(t, h, client.Options{Callbacks: client.Predicates})
@@ -168,19 +170,29 @@ func TestCallbackTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	cb := h.api.cb("rm1")
+	asked := func(wantCalls int, wantUnanswered int64) {
+		t.Helper()
+		rm.mu.Lock()
+		calls := rm.calls
+		rm.mu.Unlock()
+		st, _ := h.status("rm1")
+		if calls != wantCalls || st.Unanswered != wantUnanswered {
+			t.Fatalf("RM asked %d times, %d unanswered: want %d and %d", calls, st.Unanswered, wantCalls, wantUnanswered)
+		}
+	}
 	for i := range 3 {
-		err := cb.Predicates(&si.PredicatesArgs{AllocationKey: "a1", NodeID: "n1"})
-		if err == nil {
+		if err := cb.Predicates(&si.PredicatesArgs{AllocationKey: "a1", NodeID: "n1"}); err == nil {
 			t.Fatalf("call %d allowed without an answer", i)
 		}
 	}
-	rm.mu.Lock()
-	calls := rm.calls
-	rm.mu.Unlock()
-	st, _ := h.status("rm1")
-	if calls != 1 || st.Unanswered != 3 {
-		t.Fatalf("RM asked %d times, %d unanswered: want 1 and 3", calls, st.Unanswered)
+	eventually(t, func() bool { rm.mu.Lock(); defer rm.mu.Unlock(); return rm.calls == 1 }, "the first call at the RM")
+	asked(1, 3)
+	clk.Advance(time.Hour) // the backoff is over: the RM is asked again
+	if err := cb.Predicates(&si.PredicatesArgs{AllocationKey: "a1", NodeID: "n1"}); err == nil {
+		t.Fatal("allowed without an answer")
 	}
+	eventually(t, func() bool { rm.mu.Lock(); defer rm.mu.Unlock(); return rm.calls == 2 }, "the second call at the RM")
+	asked(2, 4)
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ type Options struct {
 	// relayed to an RM on its Callbacks stream (the scheduler waits for it
 	// on its goroutine); no answer refuses the node or plan. After a
 	// timeout the RM's calls are refused at once, without asking, until
-	// it answers again or CallbackBackoff has passed. CallbackInFlight
+	// CallbackBackoff has passed. CallbackInFlight
 	// bounds the calls waiting for replies per RM. See the package
 	// documentation (Callbacks).
 	CallbackTimeout  time.Duration

@@ -187,15 +187,17 @@ func (ss *session) ask(req *cbwire.Request) (*cbwire.Reply, error) {
 	}
 }
 
-// relayOneway sends a one-way callback when the RM asked for it; it is
-// counted as dropped otherwise (no stream, or its queue full).
-func (ss *session) relayOneway(bit cbwire.Set, req *cbwire.Request, n int64) {
+// relayOneway sends a one-way callback when the RM asked for it (bit)
+// and its stream is open; it is counted as dropped otherwise, or when the
+// stream's queue is full. req builds the call only when it is sent, so an
+// RM that did not ask costs what it always has.
+func (ss *session) relayOneway(bit cbwire.Set, req func() *cbwire.Request, n int64) {
 	if !cbwire.Set(ss.want.Load()).Has(bit) {
 		ss.drop(n)
 		return
 	}
 	r := ss.relay.Load()
-	if r == nil || !r.send(req, ss.srv.opts.BufferLimit) {
+	if r == nil || !r.send(req(), ss.srv.opts.BufferLimit) {
 		ss.drop(n)
 	}
 }
@@ -343,11 +345,11 @@ func (ss *session) SendEvent(events []*si.EventRecord) {
 	if len(events) == 0 {
 		return
 	}
-	ss.relayOneway(cbwire.BitSendEvent, &cbwire.Request{Events: slices.Clone(events)}, int64(len(events)))
+	ss.relayOneway(cbwire.BitSendEvent, func() *cbwire.Request { return &cbwire.Request{Events: slices.Clone(events)} }, int64(len(events)))
 }
 
 // UpdateContainerSchedulingState relays the update when the RM asked for
 // it; otherwise it is counted and dropped.
 func (ss *session) UpdateContainerSchedulingState(u *si.UpdateContainerSchedulingStateRequest) {
-	ss.relayOneway(cbwire.BitUpdateContainerSchedulingState, &cbwire.Request{ContainerState: u}, 1)
+	ss.relayOneway(cbwire.BitUpdateContainerSchedulingState, func() *cbwire.Request { return &cbwire.Request{ContainerState: u} }, 1)
 }

@@ -7,9 +7,20 @@
 //
 // Responses arrive on three receive goroutines, one per stream, so the
 // callback must be safe for concurrent use. The streams are not ordered
-// with respect to each other: wait for an application to be accepted
-// before sending its asks, and for a node to be accepted before sending
-// allocations on it.
+// with respect to each other, but the server makes up for it: asks of an
+// application sent before the application itself (or allocations on a
+// node sent before the node) wait for it there, up to a few seconds (see
+// package grpcserver), so an RM may send UpdateApplication and at once
+// UpdateAllocation as it would in process.
+//
+// The SI streams cannot carry the RM's other callbacks: by default the
+// server allows every node (Predicates), accepts every preemption plan
+// (PreemptionPredicates) and drops events and scheduling states. An RM
+// that sets Options.Callbacks gets those it lists relayed to its callback
+// over Paddock's Callbacks stream (an optional extension, see package
+// grpcserver); calls that expect an answer run on goroutines of their own
+// and must answer within the server's timeout (250 ms by default), or the
+// node or plan is refused.
 //
 // When a stream breaks, Done is closed and Err says why; the scheduler
 // keeps the RM Paused for a while. Register again (on the same Client: the
@@ -66,6 +77,13 @@ type Options struct {
 	KeepaliveTime time.Duration
 	// DialOptions are added after the client's own.
 	DialOptions []grpc.DialOption
+	// Callbacks are the callbacks of the RM's api.ResourceManagerCallback
+	// the server should call over gRPC (Paddock's Callbacks extension),
+	// for example Predicates|SendEvent. Zero (the default) is a plain SI
+	// client: the server answers Predicates and PreemptionPredicates
+	// itself (yes) and drops events. Register fails when the server does
+	// not offer the extension.
+	Callbacks Callback
 }
 
 // ErrClosed is returned by calls on a closed Client.
@@ -160,7 +178,7 @@ func (c *Client) Register(ctx context.Context, req *si.RegisterResourceManagerRe
 	if _, err := c.sched.RegisterResourceManager(ctx, req, grpc.WaitForReady(true)); err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}
-	r, err := open(c.sched, req.RmID, cb)
+	r, err := open(ctx, c.conn, c.sched, req.RmID, cb, c.opts.Callbacks)
 	if err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}

@@ -31,11 +31,15 @@ func (k kind) String() string { return kindNames[k] }
 // registration is one registered RM with its three open streams.
 type registration struct {
 	rmID    string
+	ctx     context.Context // of the streams
 	cancel  context.CancelFunc
 	streams [numKinds]grpc.ClientStream
 	sendMu  [numKinds]sync.Mutex // SendMsg is not safe for concurrent use
 	wg      sync.WaitGroup       // receive goroutines
 	closing atomic.Bool          // ending on purpose: stream ends are expected
+
+	cbStream grpc.ClientStream // the Callbacks stream, when the RM asked for callbacks
+	cbMu     sync.Mutex        // guards SendMsg on cbStream
 
 	done chan struct{}
 	once sync.Once
@@ -44,10 +48,11 @@ type registration struct {
 }
 
 // open opens the three streams of rmID, greets the server on each (a
-// message with only the rmID attaches the stream) and starts receiving.
-func open(sched si.SchedulerClient, rmID string, cb api.ResourceManagerCallback) (*registration, error) {
+// message with only the rmID attaches the stream) and starts receiving;
+// with callbacks it also opens the Callbacks stream, within regCtx.
+func open(regCtx context.Context, conn grpc.ClientConnInterface, sched si.SchedulerClient, rmID string, cb api.ResourceManagerCallback, callbacks Callback) (*registration, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &registration{rmID: rmID, cancel: cancel, done: make(chan struct{})}
+	r := &registration{rmID: rmID, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	alloc, err := sched.UpdateAllocation(ctx)
 	if err != nil {
 		cancel()
@@ -69,6 +74,14 @@ func open(sched si.SchedulerClient, rmID string, cb api.ResourceManagerCallback)
 		if err := r.streams[k].SendMsg(g); err != nil {
 			cancel()
 			return nil, fmt.Errorf("greet on %s stream: %w", kind(k), err)
+		}
+	}
+	if callbacks != 0 {
+		if err := openCallbacks(regCtx, conn, r, callbacks, cb); err != nil {
+			r.closing.Store(true)
+			cancel()
+			r.wg.Wait()
+			return nil, err
 		}
 	}
 	r.wg.Add(int(numKinds))
@@ -158,6 +171,11 @@ func (r *registration) shutdown(grace time.Duration) {
 		r.sendMu[k].Lock()
 		_ = r.streams[k].CloseSend()
 		r.sendMu[k].Unlock()
+	}
+	if r.cbStream != nil {
+		r.cbMu.Lock()
+		_ = r.cbStream.CloseSend()
+		r.cbMu.Unlock()
 	}
 	ended := make(chan struct{})
 	go func() { r.wg.Wait(); close(ended) }()

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/callback"
+	"github.com/paddock-sched/paddock/client"
 )
 
 // BenchmarkForward measures RM requests through a stream to the API.
@@ -49,6 +51,91 @@ func BenchmarkDeliver(b *testing.B) {
 	}()
 	for range b.N {
 		if _, err := alloc.Recv(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkForwardAllocation measures asks of an accepted application
+// through the allocation stream to the API (the path that checks the
+// application is known before forwarding).
+func BenchmarkForwardAllocation(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	apps, err := c.UpdateApplication(ctx(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := apps.Send(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1"}}}); err != nil {
+		b.Fatal(err)
+	}
+	eventually(b, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.apps) == 1
+	}, "application forwarded")
+	st, err := c.UpdateAllocation(ctx(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "k1", ApplicationID: "app1"}}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := st.Send(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	eventually(b, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.allocs) == b.N
+	}, "%d requests forwarded", b.N)
+}
+
+// BenchmarkCallbacksNotAsked measures the callbacks the scheduler makes
+// for an RM that did not open the Callbacks stream (a Predicates and a
+// PreemptionPredicates call, an event): answered by the server itself.
+func BenchmarkCallbacksNotAsked(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	cb := h.api.cb("rm1")
+	pa := &si.PredicatesArgs{AllocationKey: "k1", NodeID: "n1", Allocate: true}
+	pp := &si.PreemptionPredicatesArgs{AllocationKey: "k1", NodeID: "n1"}
+	ev := []*si.EventRecord{{Type: si.EventRecord_APP, ObjectID: "app1"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := cb.Predicates(pa); err != nil {
+			b.Fatal(err)
+		}
+		if r := cb.PreemptionPredicates(pp); !r.Success {
+			b.Fatal("plan refused")
+		}
+		cb.SendEvent(ev)
+	}
+}
+
+// BenchmarkPredicatesRelayed measures one Predicates call relayed to an
+// RM over its Callbacks stream and answered (a loopback round trip).
+func BenchmarkPredicatesRelayed(b *testing.B) {
+	h := start(b, Options{})
+	c, err := client.Dial(ctx(b), h.addr, client.Options{Callbacks: client.Predicates})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	if err := c.Register(ctx(b), &si.RegisterResourceManagerRequest{RmID: "rm1"}, callback.Nop{}); err != nil {
+		b.Fatal(err)
+	}
+	cb := h.api.cb("rm1")
+	pa := &si.PredicatesArgs{AllocationKey: "k1", NodeID: "n1", Allocate: true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := cb.Predicates(pa); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,7 +2,8 @@
 // spec's si.v1.Scheduler service (RegisterResourceManager and the three
 // bidirectional streams UpdateAllocation, UpdateApplication, UpdateNode) on
 // top of any api.SchedulerAPI, plus Paddock's own paddock.v1.Admin service
-// for configuration updates. It tracks each remote resource manager (RM)
+// for configuration updates and its optional paddock.v1.Callbacks service,
+// which relays the RM callbacks the streams cannot carry. It tracks each remote resource manager (RM)
 // through the spec's lifecycle (Running, Paused, Stopped).
 //
 // # Streams
@@ -23,17 +24,60 @@
 // register again (which wipes its state and expects a full resync).
 //
 // Messages on different streams are not ordered with respect to each
-// other: an RM must wait until an application is accepted before sending
-// its asks, and until a node is accepted before sending allocations on it,
-// as in-cluster shims do.
+// other on the wire, but the server does not let that reach the scheduler
+// as a refusal: an ask or allocation of an application this registration
+// has not sent yet (on the application stream), or an allocation on a node
+// it has not created yet (on the node stream), is parked and handed to the
+// scheduler right after that application or node. So an RM may send
+// UpdateApplication and at once UpdateAllocation, as it would in process.
+// A parked item keeps its place in its stream: later asks and releases of
+// the same application wait behind it. An item waits at most
+// Options.ParkTimeout (DefaultParkTimeout, 5 s) and at most
+// Options.ParkLimit items (DefaultParkLimit, 10,000) wait per RM; beyond
+// either bound the oldest is handed over as it is and the scheduler
+// rejects it with its usual reason. Items of applications the RM has
+// removed wait the same way (and are then rejected). RMStatus.Parked
+// counts what waits; a new registration drops it with the rest of the
+// RM's state.
 //
-// # Callbacks that cannot cross the wire
+// # Callbacks
 //
 // The spec's streams carry only allocation, application and node
-// responses. For a remote RM the server therefore answers the in-process
-// plugin calls itself: Predicates allows every node (nil) and
-// PreemptionPredicates reports success. SendEvent and
-// UpdateContainerSchedulingState are dropped and counted (RMStatus).
+// responses. For an RM that uses nothing else the server answers the
+// other callbacks itself, as it always has: Predicates allows every node
+// (nil), PreemptionPredicates reports success, SendEvent and
+// UpdateContainerSchedulingState are dropped and counted
+// (RMStatus.DroppedEvents).
+//
+// An RM that wants them opens Paddock's optional stream
+// /paddock.v1.Callbacks/Callbacks after registering (callbacks.proto;
+// CallbacksServiceDesc is written by hand like the Admin service's, the
+// messages reuse the SI ones). Its first message names the RM and the
+// callbacks it answers; the server acknowledges with an empty request and
+// from then on sends those calls on the stream. Predicates and
+// PreemptionPredicates carry a correlation id and expect a reply with it;
+// events and scheduling states are one-way, up to Options.BufferLimit
+// waiting (more are dropped and counted). The stream belongs to the
+// current registration: a new one ends it (Aborted), and it plays no part
+// in the RM's lifecycle.
+//
+// The scheduler asks Predicates and PreemptionPredicates on its own
+// goroutine and waits for the answer, so a relayed call is bounded: no
+// reply within Options.CallbackTimeout (DefaultCallbackTimeout, 250 ms)
+// refuses the node (for this attempt: it is asked again at a later cycle)
+// or the plan, and is counted (RMStatus.Unanswered). After a timeout the
+// RM's calls are refused at once, without a round trip, until
+// Options.CallbackBackoff (DefaultCallbackBackoff, 5 s) has passed or it
+// opens a new Callbacks stream (a late reply is dropped), so a slow or
+// dead RM costs the scheduler, and the other
+// RMs it serves, at most one timeout per backoff. At most
+// Options.CallbackInFlight calls wait for replies per RM. Once an RM has
+// asked for Predicates or PreemptionPredicates, its calls are refused,
+// never silently allowed, while its stream is closed. The public client
+// (package client, Options.Callbacks) opens the stream and dispatches the
+// calls to the RM's api.ResourceManagerCallback. A relayed Predicates
+// call costs a network round trip for every node the scheduler checks;
+// RMs that do not open the stream pay nothing.
 //
 // # Lifecycle
 //

@@ -42,12 +42,13 @@ type recorder struct {
 	accApps      map[string]bool
 	rejApps      map[string]bool
 	accNodes     map[string]bool
+	rejAllocs    map[string]string // by allocation key: the reason
 	changed      chan struct{}
 }
 
 func newRecorder() *recorder {
 	return &recorder{allocs: map[string]*si.Allocation{}, accApps: map[string]bool{}, rejApps: map[string]bool{},
-		accNodes: map[string]bool{}, changed: make(chan struct{}, 1)}
+		accNodes: map[string]bool{}, rejAllocs: map[string]string{}, changed: make(chan struct{}, 1)}
 }
 
 var _ api.ResourceManagerCallback = (*recorder)(nil)
@@ -63,6 +64,9 @@ func (r *recorder) UpdateAllocation(resp *si.AllocationResponse) error {
 	r.mu.Lock()
 	for _, a := range resp.New {
 		r.allocs[a.AllocationKey] = a
+	}
+	for _, a := range resp.RejectedAllocations {
+		r.rejAllocs[a.AllocationKey] = a.Reason
 	}
 	r.mu.Unlock()
 	r.poke()

@@ -34,6 +34,11 @@ const (
 	DefaultKeepaliveTime    = 30 * time.Second
 	DefaultKeepaliveTimeout = 10 * time.Second
 	DefaultStopTimeout      = 5 * time.Second
+	DefaultParkTimeout      = 5 * time.Second
+	DefaultParkLimit        = 10000
+	DefaultCallbackTimeout  = 250 * time.Millisecond
+	DefaultCallbackBackoff  = 5 * time.Second
+	DefaultCallbackInFlight = 16
 )
 
 // Options configure a Server. Zero values mean the defaults above.
@@ -65,6 +70,23 @@ type Options struct {
 	Token string
 	// StopTimeout bounds the graceful part of Stop.
 	StopTimeout time.Duration
+	// ParkTimeout is how long an ask or allocation of an application (or
+	// on a node) the RM has not sent yet waits for it before it is handed
+	// to the scheduler as it is (which rejects it); ParkLimit is how many
+	// such items wait per RM, the oldest going first beyond it. See the
+	// package documentation (Streams).
+	ParkTimeout time.Duration
+	ParkLimit   int
+	// CallbackTimeout bounds one Predicates or PreemptionPredicates call
+	// relayed to an RM on its Callbacks stream (the scheduler waits for it
+	// on its goroutine); no answer refuses the node or plan. After a
+	// timeout the RM's calls are refused at once, without asking, until
+	// CallbackBackoff has passed. CallbackInFlight
+	// bounds the calls waiting for replies per RM. See the package
+	// documentation (Callbacks).
+	CallbackTimeout  time.Duration
+	CallbackBackoff  time.Duration
+	CallbackInFlight int
 	// Clock stamps state changes; the real clock by default.
 	Clock clock.Clock
 	// AfterFunc runs f after d and returns a function that cancels it;
@@ -99,6 +121,21 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = DefaultStopTimeout
+	}
+	if o.ParkTimeout <= 0 {
+		o.ParkTimeout = DefaultParkTimeout
+	}
+	if o.ParkLimit <= 0 {
+		o.ParkLimit = DefaultParkLimit
+	}
+	if o.CallbackTimeout <= 0 {
+		o.CallbackTimeout = DefaultCallbackTimeout
+	}
+	if o.CallbackBackoff <= 0 {
+		o.CallbackBackoff = DefaultCallbackBackoff
+	}
+	if o.CallbackInFlight <= 0 {
+		o.CallbackInFlight = DefaultCallbackInFlight
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
@@ -194,7 +231,7 @@ func (s *Server) UpdateAllocation(st si.Scheduler_UpdateAllocationServer) error 
 		greeting: func(r *si.AllocationRequest) bool {
 			return len(r.Allocations) == 0 && len(r.Releases.GetAllocationsToRelease()) == 0
 		},
-		forward: s.api.UpdateAllocation,
+		forward: s.allocation,
 	})
 }
 
@@ -204,7 +241,12 @@ func (s *Server) UpdateApplication(st si.Scheduler_UpdateApplicationServer) erro
 		kind:     kindApplication,
 		rmID:     func(r *si.ApplicationRequest) string { return r.RmID },
 		greeting: func(r *si.ApplicationRequest) bool { return len(r.New) == 0 && len(r.Remove) == 0 },
-		forward:  s.api.UpdateApplication,
+		forward: func(ss *session, r *si.ApplicationRequest) error {
+			if err := s.api.UpdateApplication(r); err != nil {
+				return err
+			}
+			return s.applications(ss, r)
+		},
 	})
 }
 
@@ -214,7 +256,12 @@ func (s *Server) UpdateNode(st si.Scheduler_UpdateNodeServer) error {
 		kind:     kindNode,
 		rmID:     func(r *si.NodeRequest) string { return r.RmID },
 		greeting: func(r *si.NodeRequest) bool { return len(r.Nodes) == 0 },
-		forward:  s.api.UpdateNode,
+		forward: func(ss *session, r *si.NodeRequest) error {
+			if err := s.api.UpdateNode(r); err != nil {
+				return err
+			}
+			return s.nodesForwarded(ss, r)
+		},
 	})
 }
 
@@ -292,11 +339,12 @@ func (s *Server) authorize(ctx context.Context) error {
 }
 
 // GRPCServer returns a new grpc.Server with ServerOptions (then extra) and
-// both services registered. Stop stops it.
+// the three services (Scheduler, Admin, Callbacks) registered. Stop stops it.
 func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	gs := grpc.NewServer(append(s.ServerOptions(), extra...)...)
 	si.RegisterSchedulerServer(gs, s)
 	gs.RegisterService(&AdminServiceDesc, s)
+	gs.RegisterService(&CallbacksServiceDesc, s)
 	s.mu.Lock()
 	s.servers = append(s.servers, gs)
 	s.mu.Unlock()

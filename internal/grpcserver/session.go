@@ -3,6 +3,7 @@ package grpcserver
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/cbwire"
 )
 
 // RMState is a remote RM's state in the spec's lifecycle.
@@ -32,7 +34,16 @@ type RMStatus struct {
 	OpenStreams   []string  // method names of its attached streams, sorted
 	Buffered      int       // responses waiting for a stream
 	DroppedEvents int64     // SendEvent records and scheduling-state updates not delivered
-	Reason        string    // why it is Stopped
+	// Callbacks are the callbacks the RM asked the server to relay on its
+	// Callbacks stream (relay.go), CallbacksOpen whether that stream is
+	// open, and Unanswered counts the Predicates and PreemptionPredicates
+	// calls that got no reply (timed out, refused at once while the RM was
+	// stalled or disconnected): each refused its node or plan.
+	Callbacks     []string
+	CallbacksOpen bool
+	Unanswered    int64
+	Parked        int    // asks, allocations and releases waiting for their application or node
+	Reason        string // why it is Stopped
 }
 
 // kind is one of the three SI streams.
@@ -70,6 +81,14 @@ type session struct {
 	srv        *Server
 	entry      *rmEntry
 	registered time.Time
+	ord        *order // cross-stream order (park.go); has its own lock
+
+	// the Callbacks stream (relay.go), read on the scheduler's goroutine
+	// without Server.mu
+	want       atomic.Uint32 // cbwire.Set the RM asked for; kept when the stream ends
+	relay      atomic.Pointer[relay]
+	stallUntil atomic.Int64 // unix ns: calls unanswered at once until then
+	unanswered atomic.Int64
 
 	state      RMState
 	since      time.Time
@@ -101,7 +120,7 @@ type attachment struct {
 var _ api.ResourceManagerCallback = (*session)(nil)
 
 func newSession(s *Server, e *rmEntry, now time.Time) *session {
-	return &session{srv: s, entry: e, registered: now, state: RMRunning, since: now}
+	return &session{srv: s, entry: e, registered: now, state: RMRunning, since: now, ord: newOrder()}
 }
 
 // UpdateAllocation queues an allocation response for the RM's stream.
@@ -116,22 +135,6 @@ func (ss *session) UpdateApplication(r *si.ApplicationResponse) error {
 
 // UpdateNode queues a node response for the RM's stream.
 func (ss *session) UpdateNode(r *si.NodeResponse) error { return ss.push(kindNode, r) }
-
-// Predicates cannot be asked over the SI streams: every node is allowed.
-func (ss *session) Predicates(*si.PredicatesArgs) error { return nil }
-
-// PreemptionPredicates cannot be asked over the SI streams: it succeeds.
-func (ss *session) PreemptionPredicates(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	return &si.PreemptionPredicatesResponse{Success: true}
-}
-
-// SendEvent has no stream to travel on: the events are counted and dropped.
-func (ss *session) SendEvent(events []*si.EventRecord) { ss.drop(int64(len(events))) }
-
-// UpdateContainerSchedulingState has no stream: counted and dropped.
-func (ss *session) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {
-	ss.drop(1)
-}
 
 func (ss *session) drop(n int64) {
 	ss.srv.mu.Lock()
@@ -189,6 +192,9 @@ func (ss *session) closeLocked(err error) {
 			a.endLocked(err)
 		}
 	}
+	if r := ss.relay.Swap(nil); r != nil {
+		r.endWith(err)
+	}
 	ss.cancelTimerLocked()
 }
 
@@ -229,6 +235,20 @@ func (ss *session) pauseLocked() {
 	gen := ss.pauseGen
 	ss.cancel = s.opts.AfterFunc(s.opts.ReconnectTimeout, func() { ss.expire(gen) })
 	s.log.Warn("resource manager paused: stream lost", "rmID", ss.entry.id, "timeout", s.opts.ReconnectTimeout)
+}
+
+// failStream stops the RM after requests of its stream k could not be
+// handed to the scheduler outside that stream (parked items): the
+// scheduler's view of the RM can no longer be trusted, so it must
+// register again, as when responses are lost.
+func (s *Server) failStream(ss *session, k kind, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.superseded || ss.state == RMStopped || s.closing {
+		return
+	}
+	s.log.Warn("resource manager stopped: requests lost", "rmID", ss.entry.id, "stream", k.String(), "err", err)
+	ss.stopLocked(err)
 }
 
 // expire stops the RM if it is still in the pause that started the timer.
@@ -361,7 +381,9 @@ func (s *Server) RMs() []RMStatus {
 		if ss == nil {
 			continue
 		}
-		st := RMStatus{RmID: id, State: ss.state, Since: ss.since, Registered: ss.registered, DroppedEvents: ss.dropped, Reason: ss.reason}
+		st := RMStatus{RmID: id, State: ss.state, Since: ss.since, Registered: ss.registered, DroppedEvents: ss.dropped, Reason: ss.reason,
+			Parked: int(ss.ord.count.Load()), Callbacks: cbwire.Set(ss.want.Load()).List(), CallbacksOpen: ss.relay.Load() != nil,
+			Unanswered: ss.unanswered.Load()}
 		for k := range ss.slots {
 			if ss.slots[k].att != nil {
 				st.OpenStreams = append(st.OpenStreams, kind(k).String())

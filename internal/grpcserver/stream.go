@@ -14,8 +14,8 @@ import (
 type streamSpec[Req any] struct {
 	kind     kind
 	rmID     func(*Req) string
-	greeting func(*Req) bool // carries nothing but the rmID
-	forward  func(*Req) error
+	greeting func(*Req) bool            // carries nothing but the rmID
+	forward  func(*session, *Req) error // hands it to the scheduler
 }
 
 // serveStream runs one bidirectional SI stream: the first message names
@@ -125,7 +125,7 @@ func forward[Req any](s *Server, att *attachment, msg *Req, sp streamSpec[Req]) 
 	if err := s.live(att); err != nil {
 		return err
 	}
-	if err := sp.forward(msg); err != nil {
+	if err := sp.forward(att.sess, msg); err != nil {
 		return apiStatus(fmt.Sprintf("%s of rm %s", sp.kind, e.id), err)
 	}
 	return nil

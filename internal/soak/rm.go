@@ -255,10 +255,14 @@ func (m *mainLoad) step() error {
 	return m.client.UpdateAllocation(req)
 }
 
-// churn removes an application and adds it again at once, decommissions a
-// node and creates again the one decommissioned before.
+// churn removes an application of the second half of the pool and adds
+// it again at once, decommissions a node and creates again the one
+// decommissioned before.
 func (m *mainLoad) churn() error {
-	i := m.churns % m.o.Apps
+	// the first half of the applications live for the whole soak, the
+	// others are removed and added again in turn
+	long := m.o.Apps / 2
+	i := long + m.churns%(m.o.Apps-long)
 	id := appID(i)
 	m.in.mu.Lock()
 	delete(m.in.accepted, id)

@@ -49,8 +49,9 @@ type Options struct {
 	// Tick is the main RM's period (100 ms): each tick it releases every
 	// allocation it got and asks for as many again.
 	Tick time.Duration
-	// ChurnEvery (1 s): one application removed and added again, one node
-	// decommissioned and the previous one created again.
+	// ChurnEvery (1 s): one application removed and added again (the
+	// second half of the pool in turn; the first half lives throughout),
+	// one node decommissioned and the previous one created again.
 	ChurnEvery time.Duration
 	// SideEvery (5 s): a second RM (one of three IDs) dials, registers,
 	// adds a node, an application and asks, and closes.

@@ -66,8 +66,10 @@ type Tolerance struct {
 
 // DefaultTolerances are generous enough for a loaded 2-core machine
 // (in-flight requests and garbage come and go) and tight enough that a
-// leak of one goroutine, or a few KiB, per request fails a 60 s soak:
-// its load makes dozens of requests a second.
+// leak of one goroutine per request fails a 60 s soak (its load makes
+// about 30 requests a second), as does one of some 20 KiB per request;
+// over an hour, the heap's bound catches a leak of a few hundred bytes
+// per request.
 var DefaultTolerances = [numMetrics]Tolerance{
 	Goroutines: {Abs: 50, Rel: 0.10},
 	HeapLive:   {Abs: 16 << 20, Rel: 0.25},

@@ -163,6 +163,13 @@ func Run(parent context.Context, o Options) (*Report, error) {
 	}
 	defer m.client.Close()
 
+	// REST shows the RM's partition once the readers' snapshot has caught up
+	hc := &http.Client{Timeout: 30 * time.Second}
+	base := "http://" + s.RESTAddr()
+	if err := restShows(ctx, hc, base+"/ws/v1/partition/default/nodes"); err != nil {
+		return nil, err
+	}
+
 	var wg sync.WaitGroup
 	run := func(f func()) {
 		wg.Add(1)
@@ -170,8 +177,6 @@ func Run(parent context.Context, o Options) (*Report, error) {
 	}
 	run(func() { m.loop(ctx) })
 	run(func() { sideRMs(ctx, s.GRPCAddr(), o, &c) })
-	hc := &http.Client{Timeout: 30 * time.Second}
-	base := "http://" + s.RESTAddr()
 	for i := range o.Readers {
 		run(func() { reader(ctx, hc, base, i, o, &c) })
 	}
@@ -242,6 +247,25 @@ func rss() uint64 {
 		}
 	}
 	return 0
+}
+
+// restShows waits up to 30 s for url to answer 200.
+func restShows(ctx context.Context, hc *http.Client, url string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("soak: REST never answered %s: %v", url, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // reader polls the REST paths until ctx ends. Every 20th request goes on

@@ -59,4 +59,3 @@ func runHostile(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-

@@ -1,7 +1,9 @@
 // Package bench measures the scheduler end to end through the in-process
 // SI API: a resource manager registers, reports nodes and applications, and
 // submits asks; the clock runs from the first ask submitted until the RM
-// callback has received the last allocation. Both `go test -bench` and
+// callback has received the last allocation, and the first allocation's
+// latency is from the first ask submitted until the RM callback receives
+// it. Both `go test -bench` and
 // `paddock bench` use it.
 package bench
 
@@ -40,9 +42,12 @@ func (s Scenario) Name() string {
 
 // Result is what one run measured.
 type Result struct {
-	Scenario    Scenario
-	Allocated   int
-	Elapsed     time.Duration
+	Scenario  Scenario
+	Allocated int
+	Elapsed   time.Duration
+	// First is the time from the first ask submitted until the RM
+	// callback received the first allocation.
+	First       time.Duration
 	PerSecond   float64
 	NsPerAlloc  float64
 	HeapAllocs  float64 // heap allocations per decision
@@ -51,8 +56,13 @@ type Result struct {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  %10.0f allocs/s  %7.0f ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
-		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, r.PerSecond, r.NsPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  first %7s  %10.0f allocs/s  %7.0f ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
+		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, ms(r.First), r.PerSecond, r.NsPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+}
+
+// ms formats a latency in milliseconds with one decimal.
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
 }
 
 // Scenarios returns the standard matrix of issue #7: M nodes x N asks in
@@ -78,12 +88,17 @@ type counter struct {
 	accApps   atomic.Int64
 	rejected  atomic.Int64
 	target    int64
-	done      chan struct{}
-	once      sync.Once
+	// first is when the first allocation arrived (Unix ns, 0: none yet)
+	first atomic.Int64
+	done  chan struct{}
+	once  sync.Once
 }
 
 func (c *counter) UpdateAllocation(r *si.AllocationResponse) error {
 	c.rejected.Add(int64(len(r.RejectedAllocations)))
+	if len(r.New) > 0 && c.first.Load() == 0 {
+		c.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
 	if c.allocated.Add(int64(len(r.New))) >= c.target && c.target > 0 {
 		c.once.Do(func() { close(c.done) })
 	}
@@ -198,6 +213,7 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		Scenario:   sc,
 		Allocated:  int(n),
 		Elapsed:    elapsed,
+		First:      time.Unix(0, c.first.Load()).Sub(start),
 		PerSecond:  float64(n) / elapsed.Seconds(),
 		NsPerAlloc: float64(elapsed.Nanoseconds()) / float64(n),
 		HeapAllocs: float64(after.Mallocs-before.Mallocs) / float64(n),

@@ -16,6 +16,7 @@ import (
 // changes that followed an allocation of their application (so the RM
 // hears Accepted, then the allocations, then Running).
 func (s *Service) deliver(now time.Time, pushEvents bool) {
+	s.batching.delivered()
 	for _, id := range s.eng.RMs() {
 		defer s.pushEvents(id, now, pushEvents)
 		rm, _ := s.eng.RM(id)

@@ -49,6 +49,8 @@ type Service struct {
 	admit admission // who may register (registration.go)
 	hooks Hooks
 	tally Tally
+	// batching delivers while a pass runs (batch.go)
+	batching batching
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
@@ -62,6 +64,8 @@ var ErrStopped = errors.New("scheduler service is stopped")
 // New starts a scheduler service on clock clk, with its own goroutine.
 func New(clk clock.Clock) *Service {
 	s := newService(clk)
+	s.batching.maxCheck = max(MaxBatch/partition.BatchCheck, 1)
+	s.eng.SetBatch(s.batch)
 	go s.loop()
 	return s
 }
@@ -168,10 +172,7 @@ func (s *Service) loop() {
 		work := s.takeLocked()
 		stopped := s.stopped
 		s.mu.Unlock()
-		now := s.clk.Now()
-		for _, f := range work {
-			f(now)
-		}
+		now := s.intake(work, s.clk.Now())
 		if stopped {
 			return
 		}
@@ -185,6 +186,7 @@ func (s *Service) loop() {
 
 // step runs one engine step, timed when a hook wants the duration.
 func (s *Service) step(now time.Time) int {
+	s.batching.now = now
 	if s.hooks.Step == nil {
 		return s.eng.Step(now)
 	}

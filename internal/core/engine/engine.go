@@ -28,6 +28,23 @@ type Engine struct {
 	// typeLimit is the resource type limit of registries made from now
 	// on (0 means resource.MaxTypes).
 	typeLimit int
+	// batch is installed on every partition (SetBatch).
+	batch func()
+}
+
+// SetBatch installs f on every partition, present and future: a pass
+// calls it every partition.BatchCheck allocations, between two decisions,
+// with everything decided so far applied and in the outboxes, so the
+// owner may drain and deliver them while a long pass runs. f must not
+// change the engine's state other than by draining outboxes. nil removes
+// it.
+func (e *Engine) SetBatch(f func()) {
+	e.batch = f
+	for _, rm := range e.rms {
+		for _, p := range rm.partitions {
+			p.SetBatch(f)
+		}
+	}
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
@@ -135,6 +152,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
+		p.SetBatch(e.batch)
 		rm.partitions[pc.Name] = p
 		rm.names = append(rm.names, pc.Name)
 	}
@@ -270,6 +288,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetEventSink(rm.sinkFor())
+		p.SetBatch(e.batch)
 		rm.partitions[pc.Name] = p
 	}
 	for name, p := range rm.partitions {

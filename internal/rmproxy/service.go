@@ -23,6 +23,9 @@ import (
 // when nothing else wakes it.
 const TickInterval = 100 * time.Millisecond
 
+// predicateBlock is how many Predicates arguments are allocated at once.
+const predicateBlock = 256
+
 // Service is the scheduler service: an inbox of work, one goroutine that
 // applies it to the engine, and the RM callbacks it reports to.
 type Service struct {
@@ -256,8 +259,17 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			l.Info("resource manager registered", "rmID", rmID, "policyGroup", req.PolicyGroup)
 		}
 		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
+		// (the arguments come from blocks: one object per call is the
+		// largest cost of a decision otherwise)
+		var args []si.PredicatesArgs
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) bool {
-			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true}) == nil
+			if len(args) == 0 {
+				args = make([]si.PredicatesArgs, predicateBlock)
+			}
+			a := &args[0]
+			args = args[1:]
+			a.AllocationKey, a.NodeID, a.Allocate = x.Key, nodeID, true
+			return cb.Predicates(a) == nil
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal

@@ -13,8 +13,9 @@ import "time"
 // MaxBatch allocations wait. Each batch is one callback per kind, in the
 // usual order (Accepted, the allocations, then Running), and decisions
 // keep their order. Intake is sliced the same way: while applying a large
-// inbox the goroutine runs a pass after every IntakeSlice of work, as if
-// the rest of the requests had arrived a moment later.
+// inbox the goroutine runs a pass after every IntakeSlice of work (between
+// two requests, or two asks of a large one), as if the rest of the asks
+// had arrived a moment later.
 const (
 	// BatchInterval is the longest the RM waits for decided allocations
 	// while a pass runs.
@@ -34,6 +35,10 @@ type batching struct {
 	last     time.Time // wall clock of the last delivery
 	checks   int       // batch calls since the last delivery
 	maxCheck int       // MaxBatch in batch calls
+	// intake is set while the goroutine applies queued requests (which
+	// it may cut, see cut), start is when the slice began
+	intake bool
+	start  time.Time
 }
 
 // batch is the engine's call between two decisions of a pass (SetBatch):
@@ -57,21 +62,33 @@ func (b *batching) delivered() {
 	b.last = time.Now()
 }
 
-// intake applies the work taken from the inbox in order at now, running a
-// step and a delivery after every IntakeSlice of it while more remains.
-// It returns the time of the last slice.
-func (s *Service) intake(work []func(time.Time), now time.Time) time.Time {
-	start := time.Now()
-	for i, f := range work {
+// intake applies the work taken from the inbox in order at now, cutting
+// it into slices (cut) when it takes long.
+func (s *Service) intake(work []func(time.Time), now time.Time) {
+	b := &s.batching
+	b.intake, b.start = true, time.Now()
+	for _, f := range work {
 		f(now)
-		if i == len(work)-1 || time.Since(start) < IntakeSlice || !s.eng.Dirty() {
-			continue
-		}
-		made := s.step(now)
-		s.afterStep(i+1, made)
-		s.deliver(now, false)
-		now = s.clk.Now()
-		start = time.Now()
+		s.cut(now)
 	}
-	return now
+	b.intake = false
 }
+
+// cut runs a step and a delivery on what the intake took in so far once
+// IntakeSlice has passed since the last one: between two requests, or
+// between two asks of a large request (every cutEvery of them), where
+// everything taken in is applied. Outside intake it does nothing.
+func (s *Service) cut(now time.Time) {
+	b := &s.batching
+	if !b.intake || time.Since(b.start) < IntakeSlice || !s.eng.Dirty() {
+		return
+	}
+	made := s.step(now)
+	s.afterStep(1, made)
+	s.deliver(now, false)
+	b.start = time.Now()
+}
+
+// cutEvery is how many asks of one request intake applies between two
+// looks at the clock.
+const cutEvery = 64

@@ -175,7 +175,8 @@ func (s *Service) loop() {
 		work := s.takeLocked()
 		stopped := s.stopped
 		s.mu.Unlock()
-		now := s.intake(work, s.clk.Now())
+		now := s.clk.Now()
+		s.intake(work, now)
 		if stopped {
 			return
 		}

@@ -12,8 +12,17 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "2000 allocs") || !strings.Contains(lines[1], "allocs/s") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "2000 allocs") || !strings.Contains(lines[1], "allocs/s") ||
+		!strings.Contains(lines[0], "ms  first ") || !strings.Contains(lines[0], "cpu-ns/alloc") {
 		t.Fatalf("output:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"bench", "-quick", "-memory"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "nodes registered in ") || !strings.Contains(lines[1], "B/ask") {
+		t.Fatalf("output with -memory:\n%s", out.String())
 	}
 	if code := run([]string{"bench", "-nodes", "7"}, &out, &errb); code != 1 {
 		t.Fatalf("no matching scenario: exit %d", code)

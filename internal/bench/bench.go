@@ -1,13 +1,17 @@
 // Package bench measures the scheduler end to end through the in-process
 // SI API: a resource manager registers, reports nodes and applications, and
 // submits asks; the clock runs from the first ask submitted until the RM
-// callback has received the last allocation. Both `go test -bench` and
+// callback has received the last allocation, and the first allocation's
+// latency is from the first ask submitted until the RM callback receives
+// it. Both `go test -bench` and
 // `paddock bench` use it.
 package bench
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +31,14 @@ type Scenario struct {
 	// Mixed asks cycle through four shapes; uniform asks are all 1 core,
 	// 1 GiB.
 	Mixed bool
+	// Shared asks of one shape share one SI resource message, so the
+	// RM's own requests take less memory (the scale scenario).
+	Shared bool
 }
+
+// Scale is the scale scenario of issue 17: a 50,000-node partition and
+// 1,000,000 pending asks.
+var Scale = Scenario{Nodes: 50000, Asks: 1000000, Apps: 100, Queues: 10, Shared: true}
 
 // Name is the scenario's benchmark name.
 func (s Scenario) Name() string {
@@ -40,19 +51,68 @@ func (s Scenario) Name() string {
 
 // Result is what one run measured.
 type Result struct {
-	Scenario    Scenario
-	Allocated   int
-	Elapsed     time.Duration
-	PerSecond   float64
-	NsPerAlloc  float64
+	Scenario  Scenario
+	Allocated int
+	Elapsed   time.Duration
+	// First is the time from the first ask submitted until the RM
+	// callback received the first allocation.
+	First      time.Duration
+	PerSecond  float64
+	NsPerAlloc float64
+	// CPUPerAlloc is the process's CPU time (all goroutines, the RM's and
+	// the garbage collector's included) per allocation: steadier than the
+	// wall clock on a loaded machine.
+	CPUPerAlloc float64
 	HeapAllocs  float64 // heap allocations per decision
 	PeakHeap    uint64  // bytes in use at the end of the run
-	BytesPerAsk float64 // heap growth per ask after submission (approx.)
+	// Register is how long the nodes took to register (from the first
+	// node sent until the RM heard of the last one accepted).
+	Register time.Duration
+	// BytesPerNode is the live heap the scheduler grew by per node
+	// registered, BytesPerAsk per ask once all were allocated (the
+	// allocation it became included).
+	BytesPerNode, BytesPerAsk float64
+	// PeakRSS is the process's peak resident memory (Linux; 0 elsewhere).
+	PeakRSS uint64
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  %10.0f allocs/s  %7.0f ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
-		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, r.PerSecond, r.NsPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  first %7s  %10.0f allocs/s  %7.0f ns/alloc  %7.0f cpu-ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
+		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, ms(r.First), r.PerSecond, r.NsPerAlloc, r.CPUPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+}
+
+// Memory describes the run's memory and node registration.
+func (r Result) Memory() string {
+	return fmt.Sprintf("%-48s nodes registered in %s  %6.0f B/node  %6.0f B/ask  peak RSS %6.1f MiB",
+		r.Scenario.Name(), ms(r.Register), r.BytesPerNode, r.BytesPerAsk, float64(r.PeakRSS)/(1<<20))
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// peakRSS reads the process's peak resident set (VmHWM) on Linux.
+func peakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// ms formats a latency in milliseconds with one decimal.
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
 }
 
 // Scenarios returns the standard matrix of issue #7: M nodes x N asks in
@@ -78,12 +138,17 @@ type counter struct {
 	accApps   atomic.Int64
 	rejected  atomic.Int64
 	target    int64
-	done      chan struct{}
-	once      sync.Once
+	// first is when the first allocation arrived (Unix ns, 0: none yet)
+	first atomic.Int64
+	done  chan struct{}
+	once  sync.Once
 }
 
 func (c *counter) UpdateAllocation(r *si.AllocationResponse) error {
 	c.rejected.Add(int64(len(r.RejectedAllocations)))
+	if len(r.New) > 0 && c.first.Load() == 0 {
+		c.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
 	if c.allocated.Add(int64(len(r.New))) >= c.target && c.target > 0 {
 		c.once.Do(func() { close(c.done) })
 	}
@@ -148,6 +213,7 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		return Result{}, err
 	}
 	const batch = 1000
+	base, regStart := liveHeap(), time.Now()
 	for i := 0; i < sc.Nodes; i += batch {
 		var nodes []*si.NodeInfo
 		for j := i; j < min(i+batch, sc.Nodes); j++ {
@@ -159,30 +225,41 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	for i := range sc.Apps {
 		apps = append(apps, &si.AddApplicationRequest{ApplicationID: fmt.Sprintf("app-%05d", i), QueueName: fmt.Sprintf("root.q%d", i%sc.Queues), Ugi: &si.UserGroupInformation{User: fmt.Sprintf("user%d", i%50)}})
 	}
+	if err := waitFor("nodes", func() bool { return c.accNodes.Load() == int64(sc.Nodes) }, c); err != nil {
+		return Result{}, err
+	}
+	register := time.Since(regStart)
+	withNodes := liveHeap()
 	svc.UpdateApplication(&si.ApplicationRequest{RmID: "bench", New: apps})
-	if err := waitFor("nodes and apps", func() bool {
-		return c.accNodes.Load() == int64(sc.Nodes) && c.accApps.Load() == int64(sc.Apps)
-	}, c); err != nil {
+	if err := waitFor("apps", func() bool { return c.accApps.Load() == int64(sc.Apps) }, c); err != nil {
 		return Result{}, err
 	}
 	// build the asks before the clock starts: the RM's own work is not ours
 	var reqs []*si.AllocationRequest
+	var shared [len(shapes)]*si.Resource
+	for i, sh := range shapes {
+		shared[i] = res(sh[0], sh[1])
+	}
 	for i := 0; i < sc.Asks; i += batch {
 		var asks []*si.Allocation
 		for j := i; j < min(i+batch, sc.Asks); j++ {
-			sh := shapes[0]
+			k := 0
 			if sc.Mixed {
-				sh = shapes[j%len(shapes)]
+				k = j % len(shapes)
 			}
-			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("ask-%07d", j), ApplicationID: fmt.Sprintf("app-%05d", j%sc.Apps), ResourcePerAlloc: res(sh[0], sh[1])})
+			r := shared[k]
+			if !sc.Shared {
+				r = res(shapes[k][0], shapes[k][1])
+			}
+			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("ask-%07d", j), ApplicationID: fmt.Sprintf("app-%05d", j%sc.Apps), ResourcePerAlloc: r})
 		}
 		reqs = append(reqs, &si.AllocationRequest{RmID: "bench", Allocations: asks})
 	}
 	c.target = int64(sc.Asks)
-	runtime.GC()
+	withAsks := liveHeap()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime()
 	for _, r := range reqs {
 		svc.UpdateAllocation(r)
 	}
@@ -191,16 +268,26 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	case <-time.After(5 * time.Minute):
 		return Result{}, fmt.Errorf("bench: %d of %d allocated after 5 minutes (rejected %d)", c.allocated.Load(), sc.Asks, c.rejected.Load())
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu
 	runtime.ReadMemStats(&after)
 	n := c.allocated.Load()
+	end := liveHeap()
+	runtime.KeepAlive(reqs)
 	return Result{
-		Scenario:   sc,
-		Allocated:  int(n),
-		Elapsed:    elapsed,
-		PerSecond:  float64(n) / elapsed.Seconds(),
-		NsPerAlloc: float64(elapsed.Nanoseconds()) / float64(n),
-		HeapAllocs: float64(after.Mallocs-before.Mallocs) / float64(n),
-		PeakHeap:   after.HeapInuse,
+		Scenario:    sc,
+		Allocated:   int(n),
+		Elapsed:     elapsed,
+		First:       time.Unix(0, c.first.Load()).Sub(start),
+		PerSecond:   float64(n) / elapsed.Seconds(),
+		NsPerAlloc:  float64(elapsed.Nanoseconds()) / float64(n),
+		CPUPerAlloc: float64(cpu.Nanoseconds()) / float64(n),
+		HeapAllocs:  float64(after.Mallocs-before.Mallocs) / float64(n),
+		PeakHeap:    after.HeapInuse,
+		Register:    register,
+		// the RM's requests are built before withAsks and kept alive
+		// to the end, so the growth is the scheduler's
+		BytesPerNode: float64(int64(withNodes)-int64(base)) / float64(max(sc.Nodes, 1)),
+		BytesPerAsk:  float64(int64(end)-int64(withAsks)) / float64(max(sc.Asks, 1)),
+		PeakRSS:      peakRSS(),
 	}, nil
 }

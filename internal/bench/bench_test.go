@@ -18,6 +18,9 @@ func TestSmallScenarioAllocatesEverything(t *testing.T) {
 		if r.Allocated != sc.Asks {
 			t.Fatalf("%s: allocated %d of %d", sc.Name(), r.Allocated, sc.Asks)
 		}
+		if r.First <= 0 || r.First > r.Elapsed {
+			t.Fatalf("%s: first allocation after %v, the last after %v", sc.Name(), r.First, r.Elapsed)
+		}
 	}
 }
 
@@ -39,7 +42,9 @@ func BenchmarkAllocate(b *testing.B) {
 			}
 			b.ReportMetric(last.PerSecond, "allocs/s")
 			b.ReportMetric(last.NsPerAlloc, "ns/alloc")
+			b.ReportMetric(last.CPUPerAlloc, "cpu-ns/alloc")
 			b.ReportMetric(last.HeapAllocs, "heap-allocs/alloc")
+			b.ReportMetric(float64(last.First.Microseconds())/1000, "first-ms")
 		})
 	}
 }

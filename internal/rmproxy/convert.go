@@ -158,13 +158,16 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 }
 
 func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
-	for _, x := range req.Allocations {
+	for i, x := range req.Allocations {
 		if x == nil {
 			continue
 		}
 		if err := s.addAllocation(req.RmID, x, now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
+		}
+		if i%cutEvery == cutEvery-1 {
+			s.cut(now) // a large request need not wait whole for a pass
 		}
 	}
 	if req.Releases != nil {

@@ -16,6 +16,7 @@ import (
 // changes that followed an allocation of their application (so the RM
 // hears Accepted, then the allocations, then Running).
 func (s *Service) deliver(now time.Time, pushEvents bool) {
+	s.batching.delivered()
 	for _, id := range s.eng.RMs() {
 		defer s.pushEvents(id, now, pushEvents)
 		rm, _ := s.eng.RM(id)
@@ -59,8 +60,13 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 					ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,
 				})
 			}
-			for _, x := range b.Allocations {
-				allocs.New = append(allocs.New, toSI(rm.Registry(), x, b))
+			if len(b.Allocations) > 0 {
+				// one block for the batch's messages, not one object each
+				blk := make([]si.Allocation, len(b.Allocations))
+				for i, x := range b.Allocations {
+					toSI(&blk[i], rm.Registry(), x, b)
+					allocs.New = append(allocs.New, &blk[i])
+				}
 			}
 			for _, r := range b.Released {
 				allocs.Released = append(allocs.Released, &si.AllocationRelease{
@@ -97,38 +103,26 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 	}
 }
 
-func toSI(reg *resource.Registry, x *app.Allocation, b partition.Outbox) *si.Allocation {
+// toSI fills out with the SI message of allocation x.
+func toSI(out *si.Allocation, reg *resource.Registry, x *app.Allocation, b partition.Outbox) {
+	out.AllocationKey = x.Key
+	out.AllocationTags = x.Tags
+	out.Priority = x.Priority
+	out.NodeID = x.NodeID
+	out.ApplicationID = x.AppID
+	out.PartitionName = b.Partition
+	out.TaskGroupName = x.TaskGroup
+	out.Placeholder = x.Placeholder
+	out.Originator = x.Originator
 	// the RM's own message carries the same resources and policy: share
 	// them rather than building new maps for every allocation
 	if o, ok := x.Origin.(*si.Allocation); ok && o.ResourcePerAlloc != nil {
-		return &si.Allocation{
-			AllocationKey:    x.Key,
-			AllocationTags:   x.Tags,
-			ResourcePerAlloc: o.ResourcePerAlloc,
-			Priority:         x.Priority,
-			NodeID:           x.NodeID,
-			ApplicationID:    x.AppID,
-			PartitionName:    b.Partition,
-			TaskGroupName:    x.TaskGroup,
-			Placeholder:      x.Placeholder,
-			Originator:       x.Originator,
-			PreemptionPolicy: o.PreemptionPolicy,
-		}
+		out.ResourcePerAlloc = o.ResourcePerAlloc
+		out.PreemptionPolicy = o.PreemptionPolicy
+		return
 	}
-	res, _ := siconv.Resource(reg, x.Res)
-	return &si.Allocation{
-		AllocationKey:    x.Key,
-		AllocationTags:   x.Tags,
-		ResourcePerAlloc: res,
-		Priority:         x.Priority,
-		NodeID:           x.NodeID,
-		ApplicationID:    x.AppID,
-		PartitionName:    b.Partition,
-		TaskGroupName:    x.TaskGroup,
-		Placeholder:      x.Placeholder,
-		Originator:       x.Originator,
-		PreemptionPolicy: &si.PreemptionPolicy{AllowPreemptSelf: x.PreemptSelf, AllowPreemptOther: x.PreemptOther},
-	}
+	out.ResourcePerAlloc, _ = siconv.Resource(reg, x.Res)
+	out.PreemptionPolicy = &si.PreemptionPolicy{AllowPreemptSelf: x.PreemptSelf, AllowPreemptOther: x.PreemptOther}
 }
 
 // firstAllocs maps each application with allocations in b to the index of

@@ -24,6 +24,9 @@ import (
 // when nothing else wakes it.
 const TickInterval = 100 * time.Millisecond
 
+// predicateBlock is how many Predicates arguments are allocated at once.
+const predicateBlock = 256
+
 // Service is the scheduler service: an inbox of work, one goroutine that
 // applies it to the engine, and the RM callbacks it reports to.
 type Service struct {
@@ -52,6 +55,8 @@ type Service struct {
 	// latency times the engine's scheduling phases while hooks.Latency is set.
 	latency *latency.Recorder
 	tally   Tally
+	// batching delivers while a pass runs (batch.go)
+	batching batching
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
@@ -65,6 +70,8 @@ var ErrStopped = errors.New("scheduler service is stopped")
 // New starts a scheduler service on clock clk, with its own goroutine.
 func New(clk clock.Clock) *Service {
 	s := newService(clk)
+	s.batching.maxCheck = max(MaxBatch/partition.BatchCheck, 1)
+	s.eng.SetBatch(s.batch)
 	go s.loop()
 	return s
 }
@@ -172,9 +179,7 @@ func (s *Service) loop() {
 		stopped := s.stopped
 		s.mu.Unlock()
 		now := s.clk.Now()
-		for _, f := range work {
-			f(now)
-		}
+		s.intake(work, now)
 		if stopped {
 			return
 		}
@@ -191,6 +196,7 @@ func (s *Service) step(now time.Time) int {
 	if s.hooks.Latency != nil {
 		defer s.reportLatency()
 	}
+	s.batching.now = now
 	if s.hooks.Step == nil {
 		return s.eng.Step(now)
 	}
@@ -266,9 +272,18 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			l.Info("resource manager registered", "rmID", rmID, "policyGroup", req.PolicyGroup)
 		}
 		// the RM's Predicates callback vetoes nodes that fit (reference §2.7)
-		// (its error says why: it goes into the ask's request event)
+		// (its error says why: it goes into the ask's request event;
+		// the arguments come from blocks: one object per call is the
+		// largest cost of a decision otherwise)
+		var args []si.PredicatesArgs
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) error {
-			return cb.Predicates(&si.PredicatesArgs{AllocationKey: x.Key, NodeID: nodeID, Allocate: true})
+			if len(args) == 0 {
+				args = make([]si.PredicatesArgs, predicateBlock)
+			}
+			a := &args[0]
+			args = args[1:]
+			a.AllocationKey, a.NodeID, a.Allocate = x.Key, nodeID, true
+			return cb.Predicates(a)
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal

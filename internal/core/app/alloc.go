@@ -132,6 +132,14 @@ type entry struct {
 	gen uint32
 }
 
+// reset empties a class that has no live ask left, keeping the room of
+// its FIFO and log for reuse.
+func (c *class) reset() {
+	clear(c.asks)
+	clear(c.log)
+	*c = class{key: c.key, asks: c.asks[:0], log: c.log[:0], index: -1}
+}
+
 func (c *class) current(e entry) bool { return e.a.class == c && e.a.gen == e.gen }
 
 // first returns the first live ask, dropping stale entries before it.

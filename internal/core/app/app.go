@@ -78,11 +78,14 @@ type App struct {
 	allocated int
 	pending   int
 	classes   map[classKey]*class
-	heap      classHeap
-	deferred  []*class
-	prio      map[int32]int
-	maxPrio   int32
-	seq       uint64
+	// spare is the last class that emptied, kept for the next new class
+	// (an application fed and drained in turns reuses one class)
+	spare    *class
+	heap     classHeap
+	deferred []*class
+	prio     map[int32]int
+	maxPrio  int32
+	seq      uint64
 }
 
 // Create returns an application in state New.
@@ -169,9 +172,17 @@ func (a *App) AddAsk(x *Allocation) error {
 func (a *App) enqueue(x *Allocation) {
 	k := keyOf(x)
 	c := a.classes[k]
-	if c == nil {
+	switch {
+	case c == nil && a.spare != nil:
+		c, a.spare = a.spare, nil
+		delete(a.classes, c.key)
+		c.key = k
+		a.classes[k] = c
+	case c == nil:
 		c = &class{key: k, index: -1}
 		a.classes[k] = c
+	case c == a.spare:
+		a.spare = nil
 	}
 	wasEmpty := c.live == 0
 	var oldHead *Allocation
@@ -205,7 +216,11 @@ func (a *App) dequeue(x *Allocation) {
 	if c.live == 0 {
 		a.heap.remove(c)
 		a.dropDeferred(c)
-		delete(a.classes, c.key)
+		if a.spare != nil {
+			delete(a.classes, a.spare.key)
+		}
+		c.reset()
+		a.spare = c
 	} else if head && c.index >= 0 {
 		a.heap.fix(c.index)
 	}

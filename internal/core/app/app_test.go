@@ -332,3 +332,36 @@ func TestRequeue(t *testing.T) {
 		t.Errorf("avoid %q kept after the next placement", old.Avoid)
 	}
 }
+
+// An application fed and drained in turns (asks arriving while passes
+// run) reuses the class that emptied: the FIFO keeps its room, so a new
+// ask of the same shape costs no class, and order and reasons start afresh.
+func TestEmptiedClassIsReused(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	asks := make([]*Allocation, 64)
+	for i := range asks {
+		asks[i] = ask(fmt.Sprint("k", i), 0, i, vec(1000, 1<<30))
+	}
+	feed := func() {
+		for _, x := range asks {
+			a.enqueue(x)
+		}
+		a.SetWhy(asks[0], Reason{Kind: NoNodeFits})
+		for x := a.Next(); x != nil; x = a.Next() {
+			a.dequeue(x)
+		}
+	}
+	feed()
+	if n := testing.AllocsPerRun(20, feed); n != 0 {
+		t.Errorf("feeding and draining an application allocates %v objects, want 0", n)
+	}
+	// a reused class starts empty: no reasons from its previous asks
+	x := ask("fresh", 0, 100, vec(1000, 1<<30))
+	a.enqueue(x)
+	if got := a.Log(x); len(got) != 0 {
+		t.Errorf("a fresh ask in a reused class has the log %v", got)
+	}
+	if a.Next() != x || a.PendingCount() != 1 {
+		t.Errorf("the reused class does not hold exactly the fresh ask")
+	}
+}

@@ -132,6 +132,9 @@ func (a *App) SetWhy(x *Allocation, r Reason) {
 // SetWhyAll records and logs r for every pending class of the application.
 func (a *App) SetWhyAll(r Reason) {
 	for _, c := range a.classes {
+		if c.live == 0 {
+			continue // the spare
+		}
 		c.why = r
 		c.note(r, a.visited)
 	}

@@ -31,6 +31,8 @@ type Engine struct {
 	typeLimit int
 	// latency times the scheduling phases of every partition, nil for none.
 	latency *latency.Recorder
+	// batch is installed on every partition (SetBatch).
+	batch func()
 }
 
 // SetLatency installs the recorder that times the scheduling phases of
@@ -40,6 +42,21 @@ func (e *Engine) SetLatency(r *latency.Recorder) {
 	for _, rm := range e.rms {
 		for _, p := range rm.partitions {
 			p.SetLatency(r)
+		}
+	}
+}
+
+// SetBatch installs f on every partition, present and future: a pass
+// calls it every partition.BatchCheck allocations, between two decisions,
+// with everything decided so far applied and in the outboxes, so the
+// owner may drain and deliver them while a long pass runs. f must not
+// change the engine's state other than by draining outboxes. nil removes
+// it.
+func (e *Engine) SetBatch(f func()) {
+	e.batch = f
+	for _, rm := range e.rms {
+		for _, p := range rm.partitions {
+			p.SetBatch(f)
 		}
 	}
 }
@@ -150,6 +167,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 			return fmt.Errorf("register %s: %w", id, err)
 		}
 		p.SetLatency(e.latency)
+		p.SetBatch(e.batch)
 		rm.partitions[pc.Name] = p
 		rm.names = append(rm.names, pc.Name)
 	}
@@ -286,6 +304,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetLatency(e.latency)
 		p.SetEventSink(rm.sinkFor())
+		p.SetBatch(e.batch)
 		rm.partitions[pc.Name] = p
 	}
 	for name, p := range rm.partitions {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
-	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 

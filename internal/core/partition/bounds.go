@@ -39,8 +39,14 @@ func (p *Partition) boundCapacity(what string, old, add resource.Vector) error {
 	return p.bound(what, "the total capacity", p.cluster, old, add)
 }
 
-func (p *Partition) boundDemand(what string, old, add resource.Vector) error {
-	return p.bound(what, "the total of asks and allocations", p.demand(), old, add)
+// boundDemand is bound for the demand of allocation key; the message is
+// only built when the bound is crossed (every ask passes here).
+func (p *Partition) boundDemand(key string, old, add resource.Vector) error {
+	d := p.demand()
+	if _, over := d.Above(old, add); !over {
+		return nil
+	}
+	return p.bound("allocation "+key, "the total of asks and allocations", d, old, add)
 }
 
 func (p *Partition) boundForeign(what string, old, add resource.Vector) error {

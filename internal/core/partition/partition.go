@@ -86,6 +86,9 @@ type Partition struct {
 	// ask x fits node nodeID once victims[0..start] (and, if needed, the
 	// following ones) are gone, and the last victim it needed.
 	preemptCheck PreemptCheck
+	// batch, when set, is called between decisions of a pass, every
+	// BatchCheck allocations, with all of them applied (schedule.go).
+	batch func()
 
 	// rules are the compiled placement rules.
 	rules *place.Rules
@@ -348,6 +351,14 @@ func (p *Partition) timePredicate() {
 		return err
 	}
 }
+
+// SetBatch installs the function a pass calls every BatchCheck
+// allocations, between two decisions, when everything decided so far is
+// applied and in the outbox: the engine's owner may deliver the outbox
+// there, so the RM hears of allocations while a long pass runs. The
+// function must not change the partition's state other than by taking
+// its outbox. nil (the default) removes it.
+func (p *Partition) SetBatch(f func()) { p.batch = f }
 
 // PlacementRules describes the active placement rules, the implicit
 // recovery rule last.

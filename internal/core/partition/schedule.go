@@ -14,6 +14,10 @@ import (
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
+// BatchCheck is how many allocations a pass makes between two calls of
+// the batch function (SetBatch).
+const BatchCheck = 32
+
 // maxFailedShapes bounds the per-pass memo of ask shapes that fit no node.
 const maxFailedShapes = 32
 
@@ -28,6 +32,21 @@ type pass struct {
 	unplaced map[*app.App]uint64
 	// preemptAttempts counts the preemption attempts of the pass.
 	preemptAttempts int
+	// sinceBatch counts the allocations since the batch function last ran.
+	sinceBatch int
+}
+
+// placed counts n allocations of the pass and calls the batch function
+// every BatchCheck of them; every decision so far is applied.
+func (p *Partition) placed(s *pass, n int) {
+	if p.batch == nil {
+		return
+	}
+	s.sinceBatch += n
+	if s.sinceBatch >= BatchCheck {
+		s.sinceBatch = 0
+		p.batch()
+	}
 }
 
 func (s *pass) knownUnplaceable(r resource.Vector) bool {
@@ -124,6 +143,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			phs, sum := pendingPlaceholders(a)
 			n, why := p.placeGang(a, leaf, phs, sum, now)
 			made += n
+			p.placed(&s, n)
 			if n == 0 {
 				// the placeholder timeout runs while the gang waits for
 				// room, so a gang that never fits resumes or fails
@@ -200,6 +220,7 @@ func (p *Partition) Schedule(now time.Time) int {
 		}
 		p.allocate(a, leaf, x, n, now)
 		made++
+		p.placed(&s, 1)
 	}
 	t.EndPass()
 	for _, a := range s.deferred {

@@ -1,0 +1,94 @@
+package rmproxy
+
+import "time"
+
+// A scheduling pass places everything it can, which after a burst of asks
+// takes a while; the RM should not wait for the whole pass to hear of the
+// first allocation. The service goroutine (New; not NewManual, whose
+// deliveries stay one per Cycle so that virtual-time drivers are
+// deterministic) therefore delivers in batches while a pass runs: the pass
+// calls back every partition.BatchCheck allocations, between two
+// decisions, with every decision so far applied, and the service delivers
+// the outboxes when BatchInterval has passed since the last delivery or
+// MaxBatch allocations wait. Each batch is one callback per kind, in the
+// usual order (Accepted, the allocations, then Running), and decisions
+// keep their order. Intake is sliced the same way: while applying a large
+// inbox the goroutine runs a pass after every IntakeSlice of work (between
+// two requests, or two asks of a large one), as if the rest of the asks
+// had arrived a moment later.
+const (
+	// BatchInterval is the longest the RM waits for decided allocations
+	// while a pass runs.
+	BatchInterval = time.Millisecond
+	// MaxBatch is about the most allocations delivered in one callback
+	// while a pass runs.
+	MaxBatch = 1024
+	// IntakeSlice is how long the goroutine applies queued requests
+	// before it runs a pass on what it has taken in.
+	IntakeSlice = time.Millisecond
+)
+
+// batching is the state of the deliveries made while a pass runs (owned
+// by the service goroutine).
+type batching struct {
+	now      time.Time // the time of the step running
+	last     time.Time // wall clock of the last delivery
+	checks   int       // batch calls since the last delivery
+	maxCheck int       // MaxBatch in batch calls
+	// intake is set while the goroutine applies queued requests (which
+	// it may cut, see cut), start is when the slice began
+	intake bool
+	start  time.Time
+}
+
+// batch is the engine's call between two decisions of a pass (SetBatch):
+// it delivers what the pass decided so far when the RM has waited long
+// enough or the batch is full. Every decision so far is applied, and the
+// generation moves first, so an RM that asks for a snapshot after hearing
+// of an allocation gets one built after it.
+func (s *Service) batch() {
+	b := &s.batching
+	b.checks++
+	if b.checks < b.maxCheck && time.Since(b.last) < BatchInterval {
+		return
+	}
+	s.afterStep(0, 1)
+	s.deliver(b.now, false)
+}
+
+// delivered notes a delivery, the start of the next batch.
+func (b *batching) delivered() {
+	b.checks = 0
+	b.last = time.Now()
+}
+
+// intake applies the work taken from the inbox in order at now, cutting
+// it into slices (cut) when it takes long.
+func (s *Service) intake(work []func(time.Time), now time.Time) {
+	b := &s.batching
+	b.intake, b.start = true, time.Now()
+	for _, f := range work {
+		f(now)
+		s.cut(now)
+	}
+	b.intake = false
+}
+
+// cut runs a step and a delivery on what the intake took in so far once
+// IntakeSlice has passed since the last one: between two requests, or
+// between two asks of a large request (every cutEvery of them), where
+// everything taken in is applied. Outside intake it does nothing.
+func (s *Service) cut(now time.Time) {
+	b := &s.batching
+	if !b.intake || time.Since(b.start) < IntakeSlice || !s.eng.Dirty() {
+		return
+	}
+	made := s.step(now)
+	s.afterStep(1, made)
+	s.deliver(now, false)
+	b.start = time.Now()
+}
+
+// cutEvery is how many asks of one request intake applies between two
+// looks at the clock.
+const cutEvery = 64

@@ -1,0 +1,83 @@
+package rmproxy
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/clock"
+)
+
+// batchRecorder records the size of every allocation callback and the
+// service generation it saw.
+type batchRecorder struct {
+	*recorder
+	s     *Service
+	sizes []int
+	gens  []uint64
+}
+
+func (r *batchRecorder) UpdateAllocation(resp *si.AllocationResponse) error {
+	r.mu.Lock()
+	if len(resp.New) > 0 {
+		r.sizes = append(r.sizes, len(resp.New))
+		r.gens = append(r.gens, r.s.Generation())
+	}
+	r.mu.Unlock()
+	return r.recorder.UpdateAllocation(resp)
+}
+
+// A long pass delivers its allocations in batches of at most MaxBatch, in
+// decision order, each after its decisions were applied (the generation
+// moved), and the RM still hears Accepted, then allocations, then Running.
+func TestPassDeliversInBatches(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := &batchRecorder{recorder: newRecorder(), s: s}
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
+		{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(1<<40, 1<<50)},
+	}})
+	rec.await(t, "node", func() bool { return len(rec.accNodes) == 1 })
+	const n = 5000
+	var asks []*si.Allocation
+	for i := range n {
+		asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("k%05d", i), ApplicationID: "app1", ResourcePerAlloc: res(1, 1)})
+	}
+	// both requests are queued at once: one intake, one pass of n asks
+	_ = s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+	}})
+	_ = s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: asks})
+	rec.await(t, "allocations", func() bool { return len(rec.allocs) == n })
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.sizes) < (n+MaxBatch-1)/MaxBatch {
+		t.Errorf("%d allocations in %d callbacks %v, want batches of at most %d", n, len(rec.sizes), rec.sizes, MaxBatch)
+	}
+	for i, size := range rec.sizes {
+		if size > MaxBatch {
+			t.Errorf("callback %d carries %d allocations, more than %d", i, size, MaxBatch)
+		}
+		if i > 0 && rec.gens[i] <= rec.gens[i-1] {
+			t.Errorf("callback %d at generation %d, the one before at %d", i, rec.gens[i], rec.gens[i-1])
+		}
+	}
+	for i, a := range rec.allocs {
+		if want := fmt.Sprintf("k%05d", i); a.AllocationKey != want {
+			t.Fatalf("allocation %d is %s, want %s (decision order)", i, a.AllocationKey, want)
+		}
+	}
+	var order []string
+	for _, o := range rec.order {
+		if o == "state app1 Accepted" || o == "state app1 Running" || o == "alloc k00000" {
+			order = append(order, o)
+		}
+	}
+	if fmt.Sprint(order) != "[state app1 Accepted alloc k00000 state app1 Running]" {
+		t.Errorf("callback order %v, want Accepted, the first allocation, Running", order)
+	}
+}

@@ -10,6 +10,11 @@ if [ -n "$unformatted" ]; then
   echo "gofmt wants to rewrite:"; echo "$unformatted"; exit 1
 fi
 
+echo "== merge conflict markers"
+if git rev-parse --git-dir >/dev/null 2>&1 && git grep -nE '^(<<<<<<<|>>>>>>>)( |$)' -- .; then
+  echo "conflict markers left in the files above"; exit 1
+fi
+
 echo "== go vet"
 go vet ./...
 

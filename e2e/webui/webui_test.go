@@ -162,6 +162,41 @@ func TestEveryPage(t *testing.T) {
 			t.Logf("%s (%s):\n%s", page, loc, text)
 		}
 	}
+	// a node's allocations, shown when its row is clicked, name their pods
+	// (namespace/name from the allocation tags), the foreign one of
+	// another scheduler included
+	const pod = "kube-system/kube-proxy-node-0"
+	row := chromedp.Search(`//mat-row[contains(., "node-0")]`)
+	err = chromedp.Do(ctx,
+		chromedp.Navigate("about:blank"),
+		chromedp.Navigate(base+"/#/nodes"),
+		chromedp.WaitVisible(row),
+	)
+	var text string
+	// on a loaded machine the first click can land before the table is
+	// live: click again when nothing opened within 5 s
+	for try := 0; err == nil && try < 3 && !strings.Contains(text, pod); try++ {
+		err = chromedp.Do(ctx, chromedp.Click(row))
+		for wait := 0; err == nil && wait < 10 && !strings.Contains(text, pod); wait++ {
+			err = chromedp.Do(ctx, chromedp.Sleep(500*time.Millisecond))
+			if err == nil {
+				text, err = chromedp.Run(ctx, chromedp.Text("body"))
+			}
+		}
+	}
+	if err != nil {
+		t.Errorf("opening node-0: %v", err)
+	} else {
+		for _, p := range seen.take() {
+			t.Errorf("node-0 opened: %s", p)
+		}
+		if !strings.Contains(text, pod) {
+			t.Errorf("node-0's allocations do not name the foreign pod %s; page text:\n%s", pod, text)
+		}
+		if m := bad.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("node-0 opened shows %q; page text:\n%s", m, text)
+		}
+	}
 	// the UI did read the API
 	for _, path := range []string{"/ws/v1/clusters", "/ws/v1/partitions", "/ws/v1/partition/default/nodes", "/ws/v1/partition/default/queues"} {
 		if calls[path] == 0 {

@@ -30,6 +30,9 @@ type Hooks struct {
 	// Logger receives registrations, configuration changes and, at debug
 	// level, every rejection; nil means no logging.
 	Logger *slog.Logger
+	// Loggers, when set, gives the scheduling engine its loggers by name
+	// (core.scheduler.allocation, ...: partition.NewLoggers).
+	Loggers func(name string) *slog.Logger
 }
 
 // QueueKey names a queue of a partition.
@@ -81,7 +84,15 @@ func (t *Tally) queue(partitionName, path string) *QueueTally {
 
 // SetHooks installs hooks; call it before resource managers register.
 func (s *Service) SetHooks(h Hooks) {
-	_ = s.call(func(time.Time) error { s.hooks = h; return nil })
+	_ = s.call(func(time.Time) error {
+		s.hooks = h
+		if h.Loggers != nil {
+			s.eng.SetLoggers(partition.NewLoggers(h.Loggers))
+		} else {
+			s.eng.SetLoggers(nil)
+		}
+		return nil
+	})
 }
 
 // counting reports whether outcomes are being tallied.

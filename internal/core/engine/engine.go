@@ -28,6 +28,19 @@ type Engine struct {
 	// typeLimit is the resource type limit of registries made from now
 	// on (0 means resource.MaxTypes).
 	typeLimit int
+	// logs are the loggers every partition logs to (nil: none).
+	logs *partition.Loggers
+}
+
+// SetLoggers installs the loggers of every partition, present and future
+// (nil: none).
+func (e *Engine) SetLoggers(l *partition.Loggers) {
+	e.logs = l
+	for _, rm := range e.rms {
+		for _, p := range rm.partitions {
+			p.SetLoggers(l)
+		}
+	}
 }
 
 // Predicate is an RM's veto on placing an ask on a node.
@@ -135,6 +148,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
+		p.SetLoggers(e.logs)
 		rm.partitions[pc.Name] = p
 		rm.names = append(rm.names, pc.Name)
 	}
@@ -267,6 +281,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 			continue
 		}
 		p, _ := partition.New(rmID, rm.reg, pc)
+		p.SetLoggers(e.logs)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetEventSink(rm.sinkFor())

@@ -32,6 +32,21 @@ const (
 	REST       = "core.rest"
 	Events     = "core.events"
 	Metrics    = "core.metrics"
+
+	// The scheduling engine's loggers: its decisions at debug level, and
+	// the application summary (YK_APP_SUMMARY) at info on
+	// core.scheduler.application.usage.
+	Scheduler                   = "core.scheduler"
+	SchedAllocation             = "core.scheduler.allocation"
+	SchedApplication            = "core.scheduler.application"
+	SchedAppUsage               = "core.scheduler.application.usage"
+	SchedNode                   = "core.scheduler.node"
+	SchedPartition              = "core.scheduler.partition"
+	SchedPreemption             = "core.scheduler.preemption"
+	SchedQuotaChangePreemption  = "core.scheduler.preemption.quotachange"
+	SchedRequiredNodePreemption = "core.scheduler.preemption.requirednode"
+	SchedQueue                  = "core.scheduler.queue"
+	SchedReservation            = "core.scheduler.reservation"
 )
 
 // DefaultLevel applies when no key sets a logger's level.

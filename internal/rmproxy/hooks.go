@@ -36,6 +36,9 @@ type Hooks struct {
 	// Logger receives registrations, configuration changes and, at debug
 	// level, every rejection; nil means no logging.
 	Logger *slog.Logger
+	// Loggers, when set, gives the scheduling engine its loggers by name
+	// (core.scheduler.allocation, ...: partition.NewLoggers).
+	Loggers func(name string) *slog.Logger
 }
 
 // QueueKey names a queue of a partition.
@@ -94,6 +97,11 @@ func (s *Service) SetHooks(h Hooks) {
 			s.latency = latency.NewRecorder()
 		}
 		s.eng.SetLatency(s.latency)
+		if h.Loggers != nil {
+			s.eng.SetLoggers(partition.NewLoggers(h.Loggers))
+		} else {
+			s.eng.SetLoggers(nil)
+		}
 		return nil
 	})
 }

@@ -1,7 +1,9 @@
 package rmproxy
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -544,5 +547,27 @@ func TestEveryEventHasItsTime(t *testing.T) {
 		if e.TimestampNano != hooked[i].Time {
 			t.Errorf("event %v sent at %d, recorded at %d", e, e.TimestampNano, hooked[i].Time)
 		}
+	}
+}
+
+// TestEngineLogsThroughHooks: the Loggers hook gives the engine its
+// loggers, so the scheduler's decisions reach the log under the
+// reference's names.
+func TestEngineLogsThroughHooks(t *testing.T) {
+	var buf bytes.Buffer
+	logs := logging.NewText(&buf)
+	if err := logs.Apply(map[string]string{"log.core.scheduler.allocation.level": "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	s := NewManual(v)
+	s.SetHooks(Hooks{Loggers: logs.Logger})
+	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "sim", Config: cfg}, newRecorder())
+	s.UpdateNode(&si.NodeRequest{RmID: "sim", Nodes: []*si.NodeInfo{{NodeID: "n0", Action: si.NodeInfo_CREATE, SchedulableResource: res(4000, 8<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "sim", New: []*si.AddApplicationRequest{{ApplicationID: "a", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "sim", Allocations: []*si.Allocation{{AllocationKey: "k", ApplicationID: "a", ResourcePerAlloc: res(1000, 1)}}})
+	s.Cycle()
+	if out := buf.String(); !strings.Contains(out, "msg=allocated logger=core.scheduler.allocation appID=a allocationKey=k nodeID=n0") {
+		t.Errorf("no allocation logged:\n%s", out)
 	}
 }

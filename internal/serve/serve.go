@@ -205,6 +205,7 @@ func Start(o Options) (*Server, error) {
 	hooks.Event = func(_ string, reg *resource.Registry, r event.Record) { s.events.AppendFrom(reg, r) }
 	hooks.Extra = s.applyExtra
 	hooks.Logger = o.Logs.Logger(logging.RMProxy)
+	hooks.Loggers = o.Logs.Logger
 	s.svc.SetHooks(hooks)
 
 	var sched api.SchedulerAPI = s.svc

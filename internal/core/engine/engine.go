@@ -33,6 +33,19 @@ type Engine struct {
 	latency *latency.Recorder
 	// batch is installed on every partition (SetBatch).
 	batch func()
+	// logs are the loggers every partition logs to (nil: none).
+	logs *partition.Loggers
+}
+
+// SetLoggers installs the loggers of every partition, present and future
+// (nil: none).
+func (e *Engine) SetLoggers(l *partition.Loggers) {
+	e.logs = l
+	for _, rm := range e.rms {
+		for _, p := range rm.partitions {
+			p.SetLoggers(l)
+		}
+	}
 }
 
 // SetLatency installs the recorder that times the scheduling phases of
@@ -166,6 +179,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		if err != nil {
 			return fmt.Errorf("register %s: %w", id, err)
 		}
+		p.SetLoggers(e.logs)
 		p.SetLatency(e.latency)
 		p.SetBatch(e.batch)
 		rm.partitions[pc.Name] = p
@@ -300,6 +314,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 			continue
 		}
 		p, _ := partition.New(rmID, rm.reg, pc)
+		p.SetLoggers(e.logs)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetLatency(e.latency)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/paddock-sched/paddock/internal/config"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +43,13 @@ func (p *Partition) AddApp(r AppRequest, now time.Time) error {
 		p.emitApp(event.Add, event.AppNew, r.ID, "", "", resource.Vector{}, now)
 	}
 	err := p.addApp(r, now)
+	if l := p.log.Partition; on(l) {
+		if err != nil {
+			debug(l, "application rejected", slog.String("appID", r.ID), slog.String("user", r.User), slog.String("reason", err.Error()))
+		} else {
+			debug(l, "application added", slog.String("appID", r.ID), slog.String("user", r.User), slog.String("queue", p.apps[r.ID].QueuePath))
+		}
+	}
 	if err != nil {
 		p.Out.RejectedApps = append(p.Out.RejectedApps, Rejected{Partition: p.Name, AppID: r.ID, Reason: err.Error()})
 		p.emitApp(event.Set, event.AppReject, r.ID, "", err.Error(), resource.Vector{}, now)
@@ -405,6 +413,12 @@ type dropped struct {
 // reportDrop sends the events of a removal: the application's, then the
 // node's.
 func (p *Partition) reportDrop(a *app.App, d dropped, now time.Time) {
+	if d.x != nil && d.node {
+		if l := p.log.Allocation; on(l) {
+			debug(l, "allocation removed", slog.String("appID", a.ID), slog.String("allocationKey", d.x.Key),
+				slog.String("nodeID", d.x.NodeID), slog.String("resource", p.reg.Format(d.x.Res)), slog.Int("detail", int(d.detail)))
+		}
+	}
 	if d.x == nil || p.noEvents {
 		return
 	}

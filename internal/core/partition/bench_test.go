@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/latency"
+	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -208,6 +210,36 @@ func BenchmarkScheduleEvents(b *testing.B) {
 			b.StopTimer()
 			if sink && n-before < b.N {
 				b.Fatalf("%d events for %d decisions", n-before, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkScheduleLogging is BenchmarkSchedule at 5000 nodes, 100 apps
+// and 10 queues with the engine's loggers at their default level (info:
+// the debug decision logs are off) and with none: a disabled debug log
+// must cost a level check, no allocation.
+func BenchmarkScheduleLogging(b *testing.B) {
+	for _, logged := range []bool{false, true} {
+		b.Run(fmt.Sprintf("loggers=%v", logged), func(b *testing.B) {
+			p := mustPartition(b, benchConfig(10))
+			if logged {
+				p.SetLoggers(NewLoggers(logging.NewText(io.Discard).Logger))
+			}
+			for i := range 5000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			for i := range 100 {
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.q%d", i%10), User: "u"}, t0)
+			}
+			for i := range b.N {
+				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+			}
+			p.Out.Take()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if got := p.Schedule(t0); got != b.N {
+				b.Fatalf("allocated %d of %d", got, b.N)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
@@ -21,20 +22,32 @@ func (p *Partition) SetEventSink(sink func(event.Record)) {
 	p.noEvents = sink == nil
 	if sink != nil {
 		p.users.OnEvent(p.usageEvent)
-		p.tree.OnChange(p.queueChanged)
 		if !p.announced {
 			p.announced = true
-			p.tree.Each(func(q *queue.Queue) { p.queueChanged(queue.Added, q) })
+			p.tree.Each(func(q *queue.Queue) { p.queueEvent(queue.Added, q) })
 		}
 	} else {
 		p.users.OnEvent(nil)
-		p.tree.OnChange(nil)
 	}
 }
 
-// queueChanged reports a queue's creation, removal or change as a queue
-// event (reference §7).
+// queueChanged logs a queue's creation, removal or change and reports it
+// as a queue event (the tree's change hook).
 func (p *Partition) queueChanged(k queue.ChangeKind, q *queue.Queue) {
+	if l := p.log.Queue; on(l) {
+		what := [...]string{"queue added", "queue removed", "queue max changed", "queue guaranteed changed", "queue type changed"}[k]
+		debug(l, what, slog.String("queue", q.Path), slog.Bool("managed", q.Managed), slog.Bool("leaf", q.Leaf),
+			slog.String("max", p.reg.FormatQuota(q.Max)), slog.String("guaranteed", p.reg.FormatQuota(q.Guaranteed)))
+	}
+	p.queueEvent(k, q)
+}
+
+// queueEvent reports a queue's creation, removal or change as a queue
+// event (reference §7).
+func (p *Partition) queueEvent(k queue.ChangeKind, q *queue.Queue) {
+	if p.noEvents {
+		return
+	}
 	kind := event.QueueDynamic
 	if q.Managed {
 		kind = event.DetailsNone

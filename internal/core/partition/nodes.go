@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -37,6 +38,9 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	p.index.Add(n)
 	p.cluster.Inc(capacity)
 	p.occupied.Inc(occupied)
+	if l := p.log.Node; on(l) {
+		debug(l, "node added", slog.String("nodeID", id), slog.String("capacity", p.reg.Format(capacity)), slog.Bool("schedulable", schedulable))
+	}
 	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, capacity, time.Time{})
 	p.rootMaxChanged(capacity, time.Time{})
 	p.sizeDirty, p.dirty = true, true
@@ -85,6 +89,9 @@ func (p *Partition) SetSchedulable(id string, schedulable bool) error {
 		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
 	}
 	if n.Schedulable != schedulable {
+		if l := p.log.Node; on(l) {
+			debug(l, "node schedulable changed", slog.String("nodeID", id), slog.Bool("schedulable", schedulable))
+		}
 		p.emitNode(event.Set, event.NodeSchedulable, id, "", "schedulable: "+strconv.FormatBool(schedulable), resource.Vector{}, time.Time{})
 	}
 	n.Schedulable = schedulable
@@ -99,6 +106,9 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 	n, ok := p.nodes[id]
 	if !ok {
 		return fmt.Errorf("node %s: unknown in partition %s", id, p.Name)
+	}
+	if l := p.log.Node; on(l) {
+		debug(l, "node removed", slog.String("nodeID", id), slog.Int("allocations", len(n.Allocations())))
 	}
 	msg := "Node " + id + " Removed"
 	for _, x := range n.Allocations() {

@@ -6,6 +6,7 @@ package partition
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
@@ -94,6 +95,8 @@ type Partition struct {
 	rules *place.Rules
 	// users tracks user and group usage and enforces their limits.
 	users *usage.Manager
+	// log holds the engine's loggers (logs.go).
+	log *Loggers
 
 	Out Outbox
 	// Stats counts the partition's decisions.
@@ -148,6 +151,8 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		Out:         Outbox{Partition: pc.Name},
 	}
 	p.noEvents = true // until an event sink is installed
+	p.log = quiet
+	tree.OnChange(p.queueChanged)
 	return p, nil
 }
 
@@ -225,6 +230,7 @@ func (p *Partition) retire(a *app.App, now time.Time) {
 	delete(p.apps, a.ID)
 	delete(p.completing, a.ID)
 	p.done[a.ID] = doneApp{app: a, expires: now.Add(ExpireAfter)}
+	p.logSummary(a)
 }
 
 // NodeCount and AppCount count the partition's nodes and applications.
@@ -252,9 +258,14 @@ func (p *Partition) leafOf(a *app.App) *queue.Queue {
 }
 
 func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string) {
+	from := a.State
 	changed, err := a.Fire(e, now)
 	if err != nil || !changed {
 		return
+	}
+	if l := p.log.Application; on(l) {
+		debug(l, "application state changed", slog.String("appID", a.ID), slog.String("from", from.String()),
+			slog.String("to", a.State.String()), slog.String("event", e.String()), slog.String("message", msg))
 	}
 	a.Message = msg
 	p.emitApp(event.Set, stateDetails[a.State], a.ID, "", msg, resource.Vector{}, now)
@@ -302,6 +313,7 @@ func (p *Partition) Shutdown(now time.Time, reason string) {
 		p.appState(a, app.FailEvent, now, reason)
 		p.RemoveApp(id, now)
 		p.appState(a, app.FailEvent, now, reason)
+		p.logSummary(a)
 	}
 	for id := range p.nodes {
 		n := p.nodes[id]

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -596,6 +597,18 @@ func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptP
 // preempting in their queues and releases them to the RM with
 // PREEMPTED_BY_SCHEDULER.
 func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, now time.Time) {
+	l := p.log.Preemption
+	if x.RequiredNode != "" {
+		l = p.log.RequiredNodePreemption
+	}
+	if on(l) {
+		keys := make([]string, len(victims))
+		for i, v := range victims {
+			keys[i] = v.AppID + "/" + v.Key
+		}
+		debug(l, "preempting", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("queue", a.QueuePath),
+			slog.Any("victims", keys))
+	}
 	x.TriggeredPreemption = true
 	x.TookFrom = x.TookFrom[:0]
 	for _, v := range victims {
@@ -734,6 +747,9 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		}
 	}
 	if !x.Res.Fits(avail) || len(victims) == 0 {
+		if l := p.log.RequiredNodePreemption; on(l) {
+			debug(l, "no preemption victim on the required node", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("nodeID", n.ID))
+		}
 		if p.sink != nil { // once: one attempt per ask
 			p.emitRequest(x.Key, a.ID, "Unschedulable request '"+x.Key+"' with required node '"+n.ID+"', no preemption victim found", x.Res, now)
 		}

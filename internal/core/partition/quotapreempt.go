@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"log/slog"
 	"math/bits"
 	"slices"
 	"time"
@@ -309,6 +310,10 @@ func helpsCover(claimed, r, excess resource.Vector) bool {
 // with a request event per victim and a QUEUE_PREEMPTION summary event.
 func (p *Partition) applyQuotaPreemption(q *queue.Queue, victims []*app.Allocation, excess, claimed resource.Vector, now time.Time) {
 	msg := "Preempted by Quota change enforcement process in " + q.Path
+	if l := p.log.QuotaPreemption; on(l) {
+		debug(l, "quota change preemption", slog.String("queue", q.Path), slog.String("excess", p.reg.Format(excess)),
+			slog.String("claimed", p.reg.Format(claimed)), slog.Int("victims", len(victims)))
+	}
 	for _, v := range victims {
 		p.markVictim(v, msg, now)
 		p.emitRequest(v.Key, v.AppID, msg, v.Res, now)

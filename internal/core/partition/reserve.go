@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
@@ -59,6 +60,9 @@ func (p *Partition) unreserve(k string) {
 	}
 	delete(p.reserved, k)
 	delete(p.appReserved, r.app.ID)
+	if l := p.log.Reservation; on(l) {
+		debug(l, "reservation removed", slog.String("appID", r.app.ID), slog.String("allocationKey", r.ask.Key), slog.String("nodeID", r.node.ID))
+	}
 	if r.node.ReservedFor == r.ask.Key {
 		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", r.ask.Res, time.Time{})
 		r.node.ReservedFor = ""
@@ -184,6 +188,10 @@ func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
 	p.reserved[k] = &reservation{app: a, ask: x, node: n}
 	p.appReserved[a.ID] = k
 	n.ReservedFor = x.Key
+	if l := p.log.Reservation; on(l) {
+		debug(l, "node reserved", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("nodeID", n.ID),
+			slog.String("resource", p.reg.Format(x.Res)))
+	}
 	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, "", x.Res, time.Time{})
 	p.index.Update(n)
 }

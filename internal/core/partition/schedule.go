@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -387,6 +388,10 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	p.Out.Allocations = append(p.Out.Allocations, x) // before the Running it causes
 	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
 		p.appState(a, app.RunEvent, now, "")
+	}
+	if l := p.log.Allocation; on(l) {
+		debug(l, "allocated", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("nodeID", n.ID),
+			slog.String("queue", leaf.Path), slog.String("resource", p.reg.Format(x.Res)), slog.Bool("placeholder", x.Placeholder))
 	}
 	// the reference's event order: the node's, the application's state,
 	// the user's usage, the application's allocation

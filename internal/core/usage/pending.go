@@ -16,6 +16,9 @@ func (m *Manager) Pending(user, group, appID string) {
 	if m == nil || user == "" || appID == "" || m.running(appID) != nil {
 		return
 	}
+	if u, ok := m.waiting[appID]; ok && u == user && m.waitingBy[user][appID] == group {
+		return // the common case: another ask of a waiting application
+	}
 	m.unwait(appID)
 	if m.waiting == nil {
 		m.waiting = map[string]string{}

@@ -226,7 +226,7 @@ func TestPreemptionPredicatesOverGRPC(t *testing.T) {
 	must(t, c.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
 		{AllocationKey: "b0", ApplicationID: "b", ResourcePerAlloc: res(2000, 1<<20)}}}))
 	// past preemption.delay: the scheduler asks, the RM refuses
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for rm.checks.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("PreemptionPredicates never asked")
@@ -243,6 +243,7 @@ func TestPreemptionPredicatesOverGRPC(t *testing.T) {
 		t.Fatalf("%d allocations preempted though the RM refused every plan (%d asked)", n, rm.checks.Load())
 	}
 	rm.accept.Store(true)
+	deadline = time.Now().Add(30 * time.Second)
 	for rm.released.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("nothing preempted after the RM accepted (%d asked)", rm.checks.Load())

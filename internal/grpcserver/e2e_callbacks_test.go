@@ -80,7 +80,7 @@ func populate(t *testing.T, c *client.Client, rmID string, nodeIDs []string, ask
 
 // A gRPC RM's Predicates refusing a node keeps its asks off that node.
 func TestPredicatesOverGRPC(t *testing.T) {
-	_, srv, addr := stack(t, grpcserver.Options{})
+	_, srv, addr := stack(t, grpcserver.Options{CallbackTimeout: time.Minute}) // answers are expected, however loaded the machine
 	c := dial(t, addr, client.Options{Callbacks: client.Predicates})
 	rm := newPicky("n0")
 	registerAs(t, c, "rm1", rm)
@@ -202,7 +202,7 @@ func TestPreemptionPredicatesOverGRPC(t *testing.T) {
 	v := clock.NewVirtual(time.Unix(1000, 0))
 	svc := rmproxy.New(v)
 	t.Cleanup(svc.Stop)
-	srv := grpcserver.New(svc, grpcserver.Options{})
+	srv := grpcserver.New(svc, grpcserver.Options{CallbackTimeout: time.Minute})
 	lis, err := srv.Listen("127.0.0.1:0")
 	must(t, err)
 	t.Cleanup(srv.Stop)
@@ -226,7 +226,7 @@ func TestPreemptionPredicatesOverGRPC(t *testing.T) {
 	must(t, c.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
 		{AllocationKey: "b0", ApplicationID: "b", ResourcePerAlloc: res(2000, 1<<20)}}}))
 	// past preemption.delay: the scheduler asks, the RM refuses
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for rm.checks.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("PreemptionPredicates never asked")
@@ -243,6 +243,7 @@ func TestPreemptionPredicatesOverGRPC(t *testing.T) {
 		t.Fatalf("%d allocations preempted though the RM refused every plan (%d asked)", n, rm.checks.Load())
 	}
 	rm.accept.Store(true)
+	deadline = time.Now().Add(30 * time.Second)
 	for rm.released.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("nothing preempted after the RM accepted (%d asked)", rm.checks.Load())

@@ -14,7 +14,7 @@ import (
 // An RM that sends an application's asks before the application itself,
 // on its other stream, sees them accepted and allocated, not rejected.
 func TestAsksBeforeTheirApplication(t *testing.T) {
-	_, srv, addr := stack(t, grpcserver.Options{})
+	_, srv, addr := stack(t, grpcserver.Options{ParkTimeout: time.Minute}) // the application comes, however loaded the machine
 	c := dial(t, addr, client.Options{})
 	rec := newRecorder()
 	register(t, c, rec)
@@ -52,7 +52,7 @@ func TestAsksBeforeTheirApplication(t *testing.T) {
 // Applications and their asks sent at once on the two streams, many times
 // over: every ask is allocated, none rejected.
 func TestApplicationsAndAsksConcurrently(t *testing.T) {
-	_, srv, addr := stack(t, grpcserver.Options{})
+	_, srv, addr := stack(t, grpcserver.Options{ParkTimeout: time.Minute}) // the application comes, however loaded the machine
 	c := dial(t, addr, client.Options{})
 	rec := newRecorder()
 	register(t, c, rec)

@@ -68,6 +68,11 @@ type Result struct {
 	// sent its allocations and asks; FirstDecision, when the first new ask
 	// was allocated.
 	Serving, Registered, Accepted, Resynced, FirstDecision time.Duration
+	// ServerCPU is the CPU time the restarted server used up to the first
+	// new decision, RMCPU the CPU time this process (the RM) used in the
+	// same time: on a loaded machine the wall times above stretch, these
+	// much less.
+	ServerCPU, RMCPU time.Duration
 	// Recovered is the number of allocations the restarted server shows.
 	Recovered int
 	// Problems are what the checks found: lost, doubled or moved
@@ -76,9 +81,10 @@ type Result struct {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%d nodes, %d allocations, %d pending asks (state built in %v); after SIGKILL and restart: serving %v, registered %v, nodes and apps accepted %v, allocations and asks resynced %v, first new decision %v; %d allocations recovered, %d problems",
+	return fmt.Sprintf("%d nodes, %d allocations, %d pending asks (state built in %v); after SIGKILL and restart: serving %v, registered %v, nodes and apps accepted %v, allocations and asks resynced %v, first new decision %v (CPU until then: server %v, RM %v); %d allocations recovered, %d problems",
 		r.Nodes, r.Allocations, r.Pending, r.Fill.Round(time.Millisecond), r.Serving.Round(time.Millisecond), r.Registered.Round(time.Millisecond),
-		r.Accepted.Round(time.Millisecond), r.Resynced.Round(time.Millisecond), r.FirstDecision.Round(time.Millisecond), r.Recovered, len(r.Problems))
+		r.Accepted.Round(time.Millisecond), r.Resynced.Round(time.Millisecond), r.FirstDecision.Round(time.Millisecond),
+		r.ServerCPU, r.RMCPU.Round(10*time.Millisecond), r.Recovered, len(r.Problems))
 }
 
 const rmID = "crash"
@@ -249,7 +255,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	first.kill(syscall.SIGKILL)
 	c.Close()
 	say("killed (SIGKILL): %v", first.err)
-	restart := time.Now()
+	restart, rmCPU := time.Now(), selfCPU()
 	second, err := startChild(o.Command, o.Env, restAddr, grpcAddr)
 	if err != nil {
 		return out, err
@@ -302,6 +308,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	select {
 	case <-r2.first:
 		out.FirstDecision = time.Since(restart)
+		out.ServerCPU, out.RMCPU = second.cpu(), selfCPU()-rmCPU
 	case <-time.After(5 * time.Minute):
 		return out, fmt.Errorf("no new ask allocated within 5 minutes of the restart")
 	}
@@ -430,4 +437,13 @@ func firstOf(lines []string, n int) []string {
 		return lines
 	}
 	return append(lines[:n:n], fmt.Sprintf("(and %d more)", len(lines)-n))
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -39,6 +40,10 @@ type Options struct {
 	Nodes, Allocations, Apps, Pending, NewAsks int
 	// Progress, when set, gets a line per phase.
 	Progress io.Writer
+	// Profile, when set, gets a CPU profile of the restarted server's
+	// first ProfileFor (20 s), taken over REST (/debug/pprof/profile).
+	Profile    io.Writer
+	ProfileFor time.Duration
 	// Forget, for tests, is how many allocations the RM leaves out of its
 	// resync while still holding them: the checks must find them lost.
 	Forget int
@@ -265,6 +270,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return out, err
 	}
 	out.Serving = time.Since(restart)
+	profiled := make(chan error, 1)
+	if o.Profile != nil {
+		go func() { profiled <- profile(ctx, "http://"+restAddr, o.Profile, o.ProfileFor) }()
+	} else {
+		profiled <- nil
+	}
 
 	// the RM registers again and resyncs
 	r2 := newRM()
@@ -339,6 +350,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		want[k] = n
 	}
 	r2.mu.Unlock()
+	if err := <-profiled; err != nil {
+		return out, fmt.Errorf("profile: %w", err)
+	}
 	rec, problems, err := audit(ctx, "http://"+restAddr, want, o)
 	out.Recovered = rec
 	out.Problems = append(out.Problems, problems...)
@@ -446,4 +460,25 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// profile copies a CPU profile of d from the server at base to w.
+func profile(ctx context.Context, base string, w io.Writer, d time.Duration) error {
+	if d <= 0 {
+		d = 20 * time.Second
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Timeout: d + time.Minute}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
 }

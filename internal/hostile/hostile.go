@@ -7,8 +7,8 @@
 // unknown resources, gangs, foreign and recovered allocations;
 // configuration updates, valid and invalid, for known and unknown RMs;
 // re-registrations with any configuration; and raw SI streams that greet
-// with an unknown or empty rmID or carry bytes that are no SI message at
-// all. After every batch it waits until the server has applied the
+// with an unknown or empty rmID, or a live RM's from another connection,
+// or carry bytes that are no SI message at all. After every batch it waits until the server has applied the
 // batch (a marker on each stream, answered in order) and checks the
 // accounting (rmproxy.Service.Audit: no total negative or above the
 // maximum, node sums exact, the consistency check, Verify) and that the

@@ -36,6 +36,8 @@ func runCrash(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Apps, "apps", 100, "applications holding them")
 	fs.IntVar(&o.Pending, "pending", 2_000, "pending asks (64 cores: they fit no node)")
 	fs.IntVar(&o.NewAsks, "new-asks", 100, "asks sent after the resync")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the restarted server's first -profile-for to this file")
+	fs.DurationVar(&o.ProfileFor, "profile-for", 20*time.Second, "length of the -cpuprofile")
 	describe(fs, "paddock crash [options]",
 		"Starts this binary's paddock serve as a child process on free loopback ports; a gRPC RM registers\n"+
 			"the nodes, gets the allocations and leaves asks pending; then SIGKILL, the server starts again\n"+
@@ -52,6 +54,15 @@ func runCrash(args []string, stdout, stderr io.Writer) int {
 		return exitIOError
 	}
 	o.Command = []string{exe}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			fmt.Fprintf(stderr, "crash: %v\n", err)
+			return exitIOError
+		}
+		defer f.Close()
+		o.Profile = f
+	}
 	o.Progress = stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -39,6 +40,10 @@ type Options struct {
 	Nodes, Allocations, Apps, Pending, NewAsks int
 	// Progress, when set, gets a line per phase.
 	Progress io.Writer
+	// Profile, when set, gets a CPU profile of the restarted server's
+	// first ProfileFor (20 s), taken over REST (/debug/pprof/profile).
+	Profile    io.Writer
+	ProfileFor time.Duration
 	// Forget, for tests, is how many allocations the RM leaves out of its
 	// resync while still holding them: the checks must find them lost.
 	Forget int
@@ -68,6 +73,11 @@ type Result struct {
 	// sent its allocations and asks; FirstDecision, when the first new ask
 	// was allocated.
 	Serving, Registered, Accepted, Resynced, FirstDecision time.Duration
+	// ServerCPU is the CPU time the restarted server used up to the first
+	// new decision, RMCPU the CPU time this process (the RM) used in the
+	// same time: on a loaded machine the wall times above stretch, these
+	// much less.
+	ServerCPU, RMCPU time.Duration
 	// Recovered is the number of allocations the restarted server shows.
 	Recovered int
 	// Problems are what the checks found: lost, doubled or moved
@@ -76,9 +86,10 @@ type Result struct {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%d nodes, %d allocations, %d pending asks (state built in %v); after SIGKILL and restart: serving %v, registered %v, nodes and apps accepted %v, allocations and asks resynced %v, first new decision %v; %d allocations recovered, %d problems",
+	return fmt.Sprintf("%d nodes, %d allocations, %d pending asks (state built in %v); after SIGKILL and restart: serving %v, registered %v, nodes and apps accepted %v, allocations and asks resynced %v, first new decision %v (CPU until then: server %v, RM %v); %d allocations recovered, %d problems",
 		r.Nodes, r.Allocations, r.Pending, r.Fill.Round(time.Millisecond), r.Serving.Round(time.Millisecond), r.Registered.Round(time.Millisecond),
-		r.Accepted.Round(time.Millisecond), r.Resynced.Round(time.Millisecond), r.FirstDecision.Round(time.Millisecond), r.Recovered, len(r.Problems))
+		r.Accepted.Round(time.Millisecond), r.Resynced.Round(time.Millisecond), r.FirstDecision.Round(time.Millisecond),
+		r.ServerCPU, r.RMCPU.Round(10*time.Millisecond), r.Recovered, len(r.Problems))
 }
 
 const rmID = "crash"
@@ -249,7 +260,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	first.kill(syscall.SIGKILL)
 	c.Close()
 	say("killed (SIGKILL): %v", first.err)
-	restart := time.Now()
+	restart, rmCPU := time.Now(), selfCPU()
 	second, err := startChild(o.Command, o.Env, restAddr, grpcAddr)
 	if err != nil {
 		return out, err
@@ -259,6 +270,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return out, err
 	}
 	out.Serving = time.Since(restart)
+	profiled := make(chan error, 1)
+	if o.Profile != nil {
+		go func() { profiled <- profile(ctx, "http://"+restAddr, o.Profile, o.ProfileFor) }()
+	} else {
+		profiled <- nil
+	}
 
 	// the RM registers again and resyncs
 	r2 := newRM()
@@ -302,6 +319,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	select {
 	case <-r2.first:
 		out.FirstDecision = time.Since(restart)
+		out.ServerCPU, out.RMCPU = second.cpu(), selfCPU()-rmCPU
 	case <-time.After(5 * time.Minute):
 		return out, fmt.Errorf("no new ask allocated within 5 minutes of the restart")
 	}
@@ -332,6 +350,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		want[k] = n
 	}
 	r2.mu.Unlock()
+	if err := <-profiled; err != nil {
+		return out, fmt.Errorf("profile: %w", err)
+	}
 	rec, problems, err := audit(ctx, "http://"+restAddr, want, o)
 	out.Recovered = rec
 	out.Problems = append(out.Problems, problems...)
@@ -430,4 +451,34 @@ func firstOf(lines []string, n int) []string {
 		return lines
 	}
 	return append(lines[:n:n], fmt.Sprintf("(and %d more)", len(lines)-n))
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// profile copies a CPU profile of d from the server at base to w.
+func profile(ctx context.Context, base string, w io.Writer, d time.Duration) error {
+	if d <= 0 {
+		d = 20 * time.Second
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Timeout: d + time.Minute}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s", resp.Status)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
 }

@@ -7,12 +7,12 @@
 // unknown resources, gangs, foreign and recovered allocations;
 // configuration updates, valid and invalid, for known and unknown RMs;
 // re-registrations with any configuration; and raw SI streams that greet
-// with an unknown or empty rmID or carry bytes that are no SI message at
-// all. After every batch it waits until the server has applied the
+// with an unknown or empty rmID, or a live RM's from another connection,
+// or carry bytes that are no SI message at all. After every batch it waits until the server has applied the
 // batch (a marker on each stream, answered in order) and checks the
 // accounting (rmproxy.Service.Audit: no total negative or above the
-// maximum, node sums exact, the consistency check, Verify) and that the
-// REST health check answers. `paddock hostile` is the command.
+// maximum, node sums exact, Verify; and the consistency health check) and
+// that the REST health check answers. `paddock hostile` is the command.
 package hostile
 
 import (
@@ -31,6 +31,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/callback"
 	"github.com/paddock-sched/paddock/client"
+	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/serve"
 	"github.com/paddock-sched/paddock/internal/sigen"
@@ -329,6 +330,15 @@ func (d *driver) check(ctx context.Context) error {
 	}
 	for _, p := range problems {
 		d.problem("%s", p)
+	}
+	snap, err := d.srv.Service().Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range health.Evaluate(snap, snap.Counters).HealthChecks {
+		if c.Name == "Consistency of data" && !c.Succeeded {
+			d.problem("%s: %s", c.Name, c.DiagnosisMessage)
+		}
 	}
 	d.health(ctx)
 	return nil

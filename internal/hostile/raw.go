@@ -38,9 +38,10 @@ var rawMethods = []string{si.Scheduler_UpdateAllocation_FullMethodName, si.Sched
 
 // raw opens one SI stream outside the client package and sends what no RM
 // should: a greeting from an rmID that is not registered (unknown, empty,
-// invalid, too long) followed by a real request, or frames of random
-// bytes. The server must end the stream (or answer nothing) and change
-// nothing: the checks after the batch say so.
+// invalid, too long) or that belongs to a live RM on another connection,
+// followed by a request, or frames of random bytes. The server must end
+// the stream or answer it without harm to the accounting, which the
+// checks after the batch look at.
 func (d *driver) raw(ctx context.Context) {
 	g := d.g
 	if d.conn == nil {
@@ -71,7 +72,7 @@ func (d *driver) raw(ctx context.Context) {
 		}
 		d.res.Garbage += int64(len(msgs))
 	} else {
-		id := g.Pick("ghost", "", "rm 1", "a/b", strings.Repeat("x", 200), "rm3")
+		id := g.Pick("ghost", "", "rm 1", "a/b", strings.Repeat("x", 200), "rm3", "rm1", "rm2")
 		switch k {
 		case 0:
 			msgs = []any{&si.AllocationRequest{RmID: id}, g.AllocationRequest(id)}

@@ -8,17 +8,17 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/snapshot"
-	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // Audit checks the accounting of the current state, for tests and the
-// hostile-RM driver (package hostile): no partition, node, queue or
+// hostile-RM driver (package hostile; both also run the consistency
+// health check, which package health, importing this one in its tests,
+// keeps to itself): no partition, node, queue or
 // application total is negative or above resource.MaxQuantity; each
 // node's availability is exactly capacity - allocated - occupied (it may
 // be negative when the RM shrank the node or its foreign allocations
-// exceed it); the consistency health check passes; and the engine's
-// Verify holds, except for the over-capacity of nodes the RM itself
+// exceed it); and the engine's Verify holds, except for the over-capacity of nodes the RM itself
 // overcommitted. It returns what failed (nothing when all held) and the
 // highest partition capacity or root total seen. err is for a service
 // that did not answer.
@@ -61,11 +61,6 @@ func (s *Service) Audit(ctx context.Context) (problems []string, highest int64, 
 		for _, a := range pt.Apps {
 			over(a.Allocated, "app "+a.ID+" allocated")
 			over(a.Pending, "app "+a.ID+" pending")
-		}
-	}
-	for _, c := range health.Evaluate(snap, snap.Counters).HealthChecks {
-		if c.Name == "Consistency of data" && !c.Succeeded {
-			problems = append(problems, c.Name+": "+c.DiagnosisMessage)
 		}
 	}
 	err = s.Inspect(func(e *engine.Engine) {

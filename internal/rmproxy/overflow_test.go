@@ -12,6 +12,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/health"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/sigen"
 )
@@ -123,6 +124,15 @@ func checkTotals(t *testing.T, s *Service, step int) (highest int64) {
 	}
 	for _, p := range problems {
 		t.Errorf("step %d: %s", step, p)
+	}
+	snap, err := s.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range health.Evaluate(snap, snap.Counters).HealthChecks {
+		if c.Name == "Consistency of data" && !c.Succeeded {
+			t.Errorf("step %d: %s: %s", step, c.Name, c.DiagnosisMessage)
+		}
 	}
 	return highest
 }

@@ -48,3 +48,23 @@ func BenchmarkAllocate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScale runs the scale scenario (50,000 nodes, 1,000,000 asks;
+// `paddock bench -scale` prints the same with memory figures).
+func BenchmarkScale(b *testing.B) {
+	var last Result
+	for range b.N {
+		r, err := Run(Scale)
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = r
+	}
+	b.ReportMetric(last.PerSecond, "allocs/s")
+	b.ReportMetric(last.CPUPerAlloc, "cpu-ns/alloc")
+	b.ReportMetric(last.HeapAllocs, "heap-allocs/alloc")
+	b.ReportMetric(float64(last.First.Microseconds())/1000, "first-ms")
+	b.ReportMetric(float64(last.Register.Milliseconds()), "register-ms")
+	b.ReportMetric(last.BytesPerNode, "B/node")
+	b.ReportMetric(last.BytesPerAsk, "B/ask")
+}

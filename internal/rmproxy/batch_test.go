@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/engine"
 )
 
 // batchRecorder records the size of every allocation callback and the
@@ -79,5 +80,46 @@ func TestPassDeliversInBatches(t *testing.T) {
 	}
 	if fmt.Sprint(order) != "[state app1 Accepted alloc k00000 state app1 Running]" {
 		t.Errorf("callback order %v, want Accepted, the first allocation, Running", order)
+	}
+}
+
+// A burst of asks in one large request does not wait whole for a pass:
+// intake is cut, passes run while the rest is taken in, and the asks are
+// still placed once each, in order.
+func TestLargeRequestIsCut(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	rec := &batchRecorder{recorder: newRecorder(), s: s}
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
+		{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(1<<40, 1<<50)},
+	}})
+	_ = s.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+	}})
+	rec.await(t, "app", func() bool { return len(rec.accApps) == 1 })
+	var before uint64
+	_ = s.Inspect(func(e *engine.Engine) { p, _ := e.Partition("rm1", "default"); before = p.Stats.Passes })
+	// far more than IntakeSlice of work on any machine
+	const n = 10000
+	asks := make([]*si.Allocation, n)
+	for i := range asks {
+		asks[i] = &si.Allocation{AllocationKey: fmt.Sprintf("k%05d", i), ApplicationID: "app1", ResourcePerAlloc: res(1, 1)}
+	}
+	_ = s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: asks})
+	rec.await(t, "allocations", func() bool { return len(rec.allocs) == n })
+	var passes uint64
+	_ = s.Inspect(func(e *engine.Engine) { p, _ := e.Partition("rm1", "default"); passes = p.Stats.Passes - before })
+	if passes < 2 {
+		t.Errorf("one request of %d asks was scheduled in %d pass(es), want it cut", n, passes)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i, a := range rec.allocs {
+		if want := fmt.Sprintf("k%05d", i); a.AllocationKey != want {
+			t.Fatalf("allocation %d is %s, want %s", i, a.AllocationKey, want)
+		}
 	}
 }

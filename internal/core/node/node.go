@@ -103,10 +103,18 @@ func (n *Node) Eligible() bool {
 	return n.Schedulable && n.ReservedFor == ""
 }
 
+// firstAllocs is the room a node's allocation list starts with.
+const firstAllocs = 16
+
 // AddAlloc records allocation x on the node and adds its resources.
 func (n *Node) AddAlloc(x *app.Allocation) {
 	x.NodeSlot = len(n.allocs)
 	x.InstanceType = n.InstanceType
+	if n.allocs == nil {
+		// a node that takes one allocation usually takes several: skip
+		// the smallest growth steps
+		n.allocs = make([]*app.Allocation, 0, firstAllocs)
+	}
 	n.allocs = append(n.allocs, x)
 	n.Allocated.Inc(x.Res)
 }

@@ -44,6 +44,7 @@ package replay
 
 import (
 	"container/heap"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -107,6 +108,21 @@ type Options struct {
 	// Verify checks the engine's invariants after every cycle (slow; for
 	// tests). The first violation ends the replay with an error.
 	Verify bool
+	// Live, when set, is called with the scheduler service and its
+	// virtual clock before the replay registers its RM, to serve the
+	// replay's state while it runs (paddock replay -serve: REST, metrics
+	// and a web UI read it through snapshots). The replay then leaves the
+	// service running when it ends, for the caller to stop; an error from
+	// Live ends the replay before it starts.
+	Live func(svc *rmproxy.Service, clk clock.Clock) error
+	// Speed paces the replay on the wall clock: trace time runs Speed
+	// times as fast as real time (60: a trace minute a second), so a
+	// person can watch it. 0 runs as fast as possible. The decisions are
+	// the same at any speed.
+	Speed float64
+	// Context, when set, stops the replay when it is done (Run returns
+	// its error).
+	Context context.Context
 
 	// tickIdle cycles at every interval even when nothing can happen (the
 	// replay before idle skipping; tests compare the two).
@@ -267,7 +283,14 @@ func Run(opts Options) (*Summary, error) {
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
 	s.svc = rmproxy.NewManual(s.clk)
-	defer s.svc.Stop()
+	if opts.Live != nil {
+		if err := opts.Live(s.svc, s.clk); err != nil {
+			s.svc.Stop()
+			return nil, fmt.Errorf("replay: live: %w", err)
+		}
+	} else {
+		defer s.svc.Stop()
+	}
 	s.cb = &recorder{s: s}
 	if _, err := s.svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: rmID, Config: opts.Config}, s.cb); err != nil {
 		return nil, fmt.Errorf("replay: register: %w", err)
@@ -290,7 +313,12 @@ func (s *sim) loop(st *borg.Stream) error {
 	next := time.Duration(-1) // end of the interval being filled
 	nextSample := time.Duration(0)
 	var events int
+	var failed error
+	pace := newPacer(s.opts.Speed, s.opts.Context)
 	flush := func(at time.Duration) {
+		if err := pace.wait(at); err != nil && failed == nil {
+			failed = err
+		}
 		s.advance(at)
 		if s.initial != nil {
 			s.emitInitial()
@@ -328,6 +356,9 @@ func (s *sim) loop(st *borg.Stream) error {
 				next = s.skipIdle(next, t, &nextSample)
 			}
 		}
+		if failed != nil {
+			return fmt.Errorf("replay: stopped at trace time %s: %w", s.now, failed)
+		}
 		s.handle(ev, t)
 		events++
 		if s.opts.Progress != nil && events%5000 == 0 {
@@ -344,6 +375,9 @@ func (s *sim) loop(st *borg.Stream) error {
 		s.releasesUntil(at)
 		s.deliverUntil(at)
 		flush(at)
+		if failed != nil {
+			return fmt.Errorf("replay: stopped at trace time %s: %w", s.now, failed)
+		}
 		at = s.skipIdle(at+s.opts.Interval, end+1, &nextSample)
 	}
 	s.now = end

@@ -213,9 +213,12 @@ type sim struct {
 	verifyErr error
 	v2019     bool
 	jobUsers  map[int64]string // 2019: user of each live collection
-	users     map[string]bool
-	appQueue  map[string]string // application ID -> the leaf queue it was placed in
-	placed    []placedTask      // allocated in this cycle, queue not yet looked up
+	// gated are the 2019 jobs the batch scheduler has queued and not yet
+	// enabled, with the tasks waiting for the ENABLE (gate.go)
+	gated    map[int64][]gatedTask
+	users    map[string]bool
+	appQueue map[string]string // application ID -> the leaf queue it was placed in
+	placed   []placedTask      // allocated in this cycle, queue not yet looked up
 }
 
 // placedTask is a task the scheduler placed, counted under its queue after
@@ -276,6 +279,7 @@ func Run(opts Options) (*Summary, error) {
 		v2019:  tr.Format() == borg.Format2019,
 
 		jobUsers: map[int64]string{},
+		gated:    map[int64][]gatedTask{},
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
 		jobBusy:  map[string]time.Duration{},
@@ -529,6 +533,9 @@ func (s *sim) deliverUntil(at time.Duration) {
 	for len(s.held) > 0 && s.held.peek().at <= at {
 		h := heap.Pop(&s.held).(release)
 		if t := h.t; t.gen == h.gen && t.held {
+			if s.gate(t) {
+				continue
+			}
 			t.held = false
 			if _, ok := s.appJob[t.app]; !ok {
 				// the application completed while the ask was held:

@@ -33,6 +33,17 @@
 // not use; ModelLimits is the replay before the model. Its parameters are
 // assumptions calibrated on the bundled 2011 window.
 //
+// On 2019 traces a job Borg's batch scheduler QUEUEs reaches the scheduler
+// only at the trace's ENABLE (gate.go), in either model.
+//
+// # Watching it live
+//
+// Options.Live hands the scheduler service and the virtual clock to a
+// server before the replay starts (paddock replay -serve): REST, metrics
+// and a web UI read the replay's state through snapshots, consistent at one
+// virtual instant, while Options.Speed paces trace time against the wall
+// clock. Observed or not, paced or not, the decisions are the same.
+//
 // # Virtual time
 //
 // The replay cycles the scheduler on a grid of Options.Interval, but only

@@ -204,7 +204,7 @@ func (s *sim) send(t *task) {
 		// the job's tasks reach the scheduler one after another, each
 		// TaskLatency after the previous one
 		at := max(t.submit+s.opts.SubmitLatency, s.jobBusy[t.app])
-		s.jobBusy[t.app] = at + s.opts.TaskLatency
+		s.jobBusy[t.app] = at + s.opts.taskLatency(t.tier)
 		t.held = true
 		s.relSeq++
 		heap.Push(&s.held, release{at: at, seq: s.relSeq, t: t, gen: t.gen})

@@ -108,6 +108,9 @@ type Options struct {
 	// reaches the scheduler TaskLatency after the job's previous one (the
 	// reclaim model's default DefaultTaskLatency; negative: none).
 	TaskLatency time.Duration
+	// ProdTaskLatency is TaskLatency for the prod tiers' jobs (the reclaim
+	// model's default DefaultProdTaskLatency; negative: none).
+	ProdTaskLatency time.Duration
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration

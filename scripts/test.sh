@@ -27,21 +27,30 @@ go run ./cmd/paddock soak -duration 60s -warm-up 25s -event-ring 5000 -q
 echo "== compat/yunikorn-core (its own module)"
 (cd compat/yunikorn-core && go vet ./... && go test -race -count=1 ./...)
 
-# The YuniKorn web UI in a real browser (e2e/webui, its own module), when
-# the UI build is next to the checkout (WEBUI_DIR overrides); chromium comes
-# from Debian's packages when missing (PADDOCK_SKIP_WEBUI=1 skips).
+# The browser tests (e2e/webui, its own module): the YuniKorn web UI on
+# Paddock when the UI build is next to the checkout (WEBUI_DIR overrides),
+# and the replay's HTML report (needs chromium only). Chromium comes from
+# Debian's packages when the UI build is there and it is missing
+# (PADDOCK_SKIP_WEBUI=1 skips both).
 webui=${WEBUI_DIR:-../shared/peers/yunikorn-web}
-if [ -z "${PADDOCK_SKIP_WEBUI:-}" ] && [ -f "$webui/index.html" ]; then
-  echo "== the YuniKorn web UI in chromium (e2e/webui)"
-  if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+if [ -z "${PADDOCK_SKIP_WEBUI:-}" ]; then
+  if [ -f "$webui/index.html" ] && ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing chromium"
     (apt-get update -q >/dev/null 2>&1 || true)
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
   fi
-  webui_abs=$(cd "$webui" && pwd)
-  (cd e2e/webui && go vet ./... && WEBUI_DIR="$webui_abs" go test -count=1 ./...)
+  if [ -f "$webui/index.html" ]; then
+    echo "== the YuniKorn web UI and the replay report in chromium (e2e/webui)"
+    webui_abs=$(cd "$webui" && pwd)
+    (cd e2e/webui && go vet ./... && WEBUI_DIR="$webui_abs" go test -count=1 ./...)
+  elif command -v chromium >/dev/null 2>&1; then
+    echo "== the replay report in chromium (e2e/webui; no web UI build at $webui)"
+    (cd e2e/webui && go vet ./... && go test -count=1 -run TestReplayReport ./...)
+  else
+    echo "== browser tests: skipped (no chromium and no UI build at $webui)"
+  fi
 else
-  echo "== the YuniKorn web UI in chromium: skipped (PADDOCK_SKIP_WEBUI set, or no UI build at $webui)"
+  echo "== browser tests: skipped (PADDOCK_SKIP_WEBUI set)"
 fi
 
 # The YuniKorn Kubernetes shim's own test suite on Paddock, when its source

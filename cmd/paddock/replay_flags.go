@@ -23,25 +23,27 @@ type replayFlags struct {
 	prodCPU, prodMem  *float64
 	latency           *time.Duration
 	taskLatency       *time.Duration
+	prodTaskLatency   *time.Duration
 	quiet             *bool
 }
 
 func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 	return &replayFlags{
-		trace:         fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
-		start:         fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
-		end:           fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
-		interval:      fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
-		quiet:         fs.Bool("quiet", false, "no progress output"),
-		overcommit:    fs.Float64("cpu-overcommit", 0, fmt.Sprintf("multiply node CPU capacity (0: the model's default, reclaim 1, limits %g)", replay.DefaultCPUOvercommit)),
-		memOvercommit: fs.Float64("mem-overcommit", replay.DefaultMemOvercommit, "multiply node memory capacity"),
-		model:         fs.String("model", string(replay.ModelReclaim), "resource model: reclaim (non-prod tasks ask for an estimated reservation, prod for its limit, as Borg schedules) or limits (every task asks for its full request, the replay before reclamation)"),
-		reserveCPU:    fs.Float64("reserve-cpu", replay.DefaultNonProdReservation.CPU, "reclaim model: share of a non-prod (free, batch, mid) task's CPU request it asks for"),
-		reserveMem:    fs.Float64("reserve-mem", replay.DefaultNonProdReservation.Mem, "reclaim model: share of a non-prod task's memory request it asks for"),
-		prodCPU:       fs.Float64("prod-reserve-cpu", replay.DefaultProdReservation.CPU, "reclaim model: share of a prod (production, monitoring) task's CPU request it asks for"),
-		prodMem:       fs.Float64("prod-reserve-mem", replay.DefaultProdReservation.Mem, "reclaim model: share of a prod task's memory request it asks for"),
-		taskLatency:   fs.Duration("task-latency", 0, fmt.Sprintf("spacing of one job's tasks on their way to the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultTaskLatency)),
-		latency:       fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
+		trace:           fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
+		start:           fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
+		end:             fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
+		interval:        fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
+		quiet:           fs.Bool("quiet", false, "no progress output"),
+		overcommit:      fs.Float64("cpu-overcommit", 0, fmt.Sprintf("multiply node CPU capacity (0: the model's default, reclaim 1, limits %g)", replay.DefaultCPUOvercommit)),
+		memOvercommit:   fs.Float64("mem-overcommit", replay.DefaultMemOvercommit, "multiply node memory capacity"),
+		model:           fs.String("model", string(replay.ModelReclaim), "resource model: reclaim (non-prod tasks ask for an estimated reservation, prod for its limit, as Borg schedules) or limits (every task asks for its full request, the replay before reclamation)"),
+		reserveCPU:      fs.Float64("reserve-cpu", replay.DefaultNonProdReservation.CPU, "reclaim model: share of a non-prod (free, batch, mid) task's CPU request it asks for"),
+		reserveMem:      fs.Float64("reserve-mem", replay.DefaultNonProdReservation.Mem, "reclaim model: share of a non-prod task's memory request it asks for"),
+		prodCPU:         fs.Float64("prod-reserve-cpu", replay.DefaultProdReservation.CPU, "reclaim model: share of a prod (production, monitoring) task's CPU request it asks for"),
+		prodMem:         fs.Float64("prod-reserve-mem", replay.DefaultProdReservation.Mem, "reclaim model: share of a prod task's memory request it asks for"),
+		taskLatency:     fs.Duration("task-latency", 0, fmt.Sprintf("spacing of one job's tasks on their way to the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultTaskLatency)),
+		prodTaskLatency: fs.Duration("prod-task-latency", 0, fmt.Sprintf("spacing of one prod (production, monitoring) job's tasks (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultProdTaskLatency)),
+		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
 
@@ -50,7 +52,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
 	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency}
 	var err error
 	if opts.Model, err = replay.ParseModel(*f.model); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: %v\n", cmd, err)

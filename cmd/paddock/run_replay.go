@@ -46,18 +46,25 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	cfgFile := fs.String("config", "", "queues.yaml to schedule with (default: one queue per priority tier)")
 	html := fs.String("html", "out/replay.html", "write the HTML report here (\"\" for none)")
 	logFile := fs.String("log", "", "write the decision log here")
+	live := addLiveFlags(fs)
 	describe(fs, "paddock replay [options]",
 		"Replays a Google Borg cluster trace (2011 CSV or 2019 JSON export; default: the bundled 2011 excerpt)\n"+
 			"through the scheduler on virtual time and prints what it did: tasks scheduled, the scheduling delay per\n"+
 			"priority tier beside the trace's own, the fidelity to the trace, the cluster allocation over time and\n"+
-			"a hash of the decisions. Writes an HTML report (-html).")
+			"a hash of the decisions. Writes an HTML report (-html).\n"+
+			"With -serve ADDR it serves the cell's state while it runs (REST /ws/v1, Prometheus /ws/v1/metrics, a web\n"+
+			"UI build with -ui), paced at -speed times real time, and keeps serving after the end until Ctrl-C.")
 	if code, stop := parseFlags(fs, args); stop {
+		return code
+	}
+	if code := live.check(stderr); code != exitOK {
 		return code
 	}
 	opts, code := rf.options("replay", stderr)
 	if code != exitOK {
 		return code
 	}
+	defer live.attach(fs, &opts, stdout, stderr)()
 	if *cfgFile != "" {
 		b, err := os.ReadFile(*cfgFile)
 		if err != nil {
@@ -82,6 +89,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
+	if err != nil && live.interrupted(err) {
+		fmt.Fprintln(stderr, "paddock replay:", err)
+		return exitOK
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "paddock replay:", err)
 		if strings.Contains(err.Error(), "register") {
@@ -101,7 +112,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "report         %s\n", *html)
 	}
-	return exitOK
+	return live.wait(stdout, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

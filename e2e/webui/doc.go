@@ -5,6 +5,13 @@
 // redirect to the UI's error page, or a value rendered as Undefined, NaN,
 // "Invalid date" or "<nil>".
 //
+// TestReplayReport reads the trace replay's HTML report (internal/replay,
+// on a small synthetic trace) at 375, 1024 and 1920 px: no script error or
+// console error, no request but the file itself, the fidelity table and
+// score, every chart with lines and numeric tick labels, no chart text
+// outside its chart and no box narrower than its content unless it
+// scrolls. It needs chromium only.
+//
 //	WEBUI_DIR=../../../shared/peers/yunikorn-web go test ./...
 //
 // The test is skipped, saying why, when the UI build (WEBUI_DIR, by default

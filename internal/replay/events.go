@@ -28,14 +28,23 @@ func (s *sim) handle(ev borg.Event, now time.Duration) {
 // created with their first task (2011 jobs have no priority of their own)
 // and complete by themselves when their last task is gone.
 func (s *sim) job(e borg.JobEvent) {
-	if !s.v2019 || e.User == "" {
+	if !s.v2019 {
 		return
+	}
+	switch e.Type {
+	case borg.EventQueue:
+		s.queueJob(e.JobID)
+	case borg.EventEnable:
+		s.enableJob(e.JobID)
 	}
 	if e.Type.Ends() {
 		delete(s.jobUsers, e.JobID)
+		delete(s.gated, e.JobID)
 		return
 	}
-	s.jobUsers[e.JobID] = e.User
+	if e.User != "" {
+		s.jobUsers[e.JobID] = e.User
+	}
 }
 
 func nodeID(machine int64) string { return strconv.FormatInt(machine, 10) }
@@ -195,10 +204,14 @@ func (s *sim) send(t *task) {
 		// the job's tasks reach the scheduler one after another, each
 		// TaskLatency after the previous one
 		at := max(t.submit+s.opts.SubmitLatency, s.jobBusy[t.app])
-		s.jobBusy[t.app] = at + s.opts.TaskLatency
+		s.jobBusy[t.app] = at + s.opts.taskLatency(t.tier)
 		t.held = true
 		s.relSeq++
 		heap.Push(&s.held, release{at: at, seq: s.relSeq, t: t, gen: t.gen})
+		return
+	}
+	if s.gate(t) {
+		t.held = true
 		return
 	}
 	s.queueAsk(t)

@@ -102,3 +102,34 @@ func TestParseModel(t *testing.T) {
 		t.Error("ParseModel accepted an unknown model")
 	}
 }
+
+// TestModelProdTaskLatency: a prod job's tasks submitted together reach
+// the scheduler ProdTaskLatency apart, a batch job's TaskLatency apart.
+func TestModelProdTaskLatency(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, dir, "machine_events", "0,1,0,p,1,1")
+	writeTable(t, dir, "job_events", "600000000,,2,0,bob,0,j2,l2", "600000000,,3,0,carol,0,j3,l3")
+	writeTable(t, dir, "task_events",
+		"600000000,,2,0,,0,bob,0,2,0.05,0.05,0,0",
+		"600000000,,2,1,,0,bob,0,2,0.05,0.05,0,0",
+		"600000000,,2,2,,0,bob,0,2,0.05,0.05,0,0",
+		"600000000,,3,0,,0,carol,0,9,0.05,0.05,0,0",
+		"600000000,,3,1,,0,carol,0,9,0.05,0.05,0,0",
+		"600000000,,3,2,,0,carol,0,9,0.05,0.05,0,0",
+	)
+	s, err := Run(Options{Trace: dir, End: 700 * time.Second, ProdTaskLatency: 2 * time.Second, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := slices.Index(Tiers(), "production")
+	// 1 s submission latency, then 0 s, 2 s and 4 s later for prod; the
+	// batch tasks 2 ms apart: the first in the 601 s cycle, the others in
+	// the next
+	if !slices.Equal(s.Delays[prod], []time.Duration{time.Second, 3 * time.Second, 5 * time.Second}) ||
+		!slices.Equal(s.Delays[1], []time.Duration{time.Second, 2 * time.Second, 2 * time.Second}) {
+		t.Fatalf("production delays %v, batch %v", s.Delays[prod], s.Delays[1])
+	}
+	if !strings.Contains(s.Model, "(prod 2s)") {
+		t.Errorf("model %q does not say the prod spacing", s.Model)
+	}
+}

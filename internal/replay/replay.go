@@ -33,6 +33,17 @@
 // not use; ModelLimits is the replay before the model. Its parameters are
 // assumptions calibrated on the bundled 2011 window.
 //
+// On 2019 traces a job Borg's batch scheduler QUEUEs reaches the scheduler
+// only at the trace's ENABLE (gate.go), in either model.
+//
+// # Watching it live
+//
+// Options.Live hands the scheduler service and the virtual clock to a
+// server before the replay starts (paddock replay -serve): REST, metrics
+// and a web UI read the replay's state through snapshots, consistent at one
+// virtual instant, while Options.Speed paces trace time against the wall
+// clock. Observed or not, paced or not, the decisions are the same.
+//
 // # Virtual time
 //
 // The replay cycles the scheduler on a grid of Options.Interval, but only
@@ -44,6 +55,7 @@ package replay
 
 import (
 	"container/heap"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -96,6 +108,9 @@ type Options struct {
 	// reaches the scheduler TaskLatency after the job's previous one (the
 	// reclaim model's default DefaultTaskLatency; negative: none).
 	TaskLatency time.Duration
+	// ProdTaskLatency is TaskLatency for the prod tiers' jobs (the reclaim
+	// model's default DefaultProdTaskLatency; negative: none).
+	ProdTaskLatency time.Duration
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -107,6 +122,21 @@ type Options struct {
 	// Verify checks the engine's invariants after every cycle (slow; for
 	// tests). The first violation ends the replay with an error.
 	Verify bool
+	// Live, when set, is called with the scheduler service and its
+	// virtual clock before the replay registers its RM, to serve the
+	// replay's state while it runs (paddock replay -serve: REST, metrics
+	// and a web UI read it through snapshots). The replay then leaves the
+	// service running when it ends, for the caller to stop; an error from
+	// Live ends the replay before it starts.
+	Live func(svc *rmproxy.Service, clk clock.Clock) error
+	// Speed paces the replay on the wall clock: trace time runs Speed
+	// times as fast as real time (60: a trace minute a second), so a
+	// person can watch it. 0 runs as fast as possible. The decisions are
+	// the same at any speed.
+	Speed float64
+	// Context, when set, stops the replay when it is done (Run returns
+	// its error).
+	Context context.Context
 
 	// tickIdle cycles at every interval even when nothing can happen (the
 	// replay before idle skipping; tests compare the two).
@@ -197,9 +227,12 @@ type sim struct {
 	verifyErr error
 	v2019     bool
 	jobUsers  map[int64]string // 2019: user of each live collection
-	users     map[string]bool
-	appQueue  map[string]string // application ID -> the leaf queue it was placed in
-	placed    []placedTask      // allocated in this cycle, queue not yet looked up
+	// gated are the 2019 jobs the batch scheduler has queued and not yet
+	// enabled, with the tasks waiting for the ENABLE (gate.go)
+	gated    map[int64][]gatedTask
+	users    map[string]bool
+	appQueue map[string]string // application ID -> the leaf queue it was placed in
+	placed   []placedTask      // allocated in this cycle, queue not yet looked up
 }
 
 // placedTask is a task the scheduler placed, counted under its queue after
@@ -260,6 +293,7 @@ func Run(opts Options) (*Summary, error) {
 		v2019:  tr.Format() == borg.Format2019,
 
 		jobUsers: map[int64]string{},
+		gated:    map[int64][]gatedTask{},
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
 		jobBusy:  map[string]time.Duration{},
@@ -267,7 +301,14 @@ func Run(opts Options) (*Summary, error) {
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
 	s.svc = rmproxy.NewManual(s.clk)
-	defer s.svc.Stop()
+	if opts.Live != nil {
+		if err := opts.Live(s.svc, s.clk); err != nil {
+			s.svc.Stop()
+			return nil, fmt.Errorf("replay: live: %w", err)
+		}
+	} else {
+		defer s.svc.Stop()
+	}
 	s.cb = &recorder{s: s}
 	if _, err := s.svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: rmID, Config: opts.Config}, s.cb); err != nil {
 		return nil, fmt.Errorf("replay: register: %w", err)
@@ -290,7 +331,12 @@ func (s *sim) loop(st *borg.Stream) error {
 	next := time.Duration(-1) // end of the interval being filled
 	nextSample := time.Duration(0)
 	var events int
+	var failed error
+	pace := newPacer(s.opts.Speed, s.opts.Context)
 	flush := func(at time.Duration) {
+		if err := pace.wait(at); err != nil && failed == nil {
+			failed = err
+		}
 		s.advance(at)
 		if s.initial != nil {
 			s.emitInitial()
@@ -328,6 +374,9 @@ func (s *sim) loop(st *borg.Stream) error {
 				next = s.skipIdle(next, t, &nextSample)
 			}
 		}
+		if failed != nil {
+			return fmt.Errorf("replay: stopped at trace time %s: %w", s.now, failed)
+		}
 		s.handle(ev, t)
 		events++
 		if s.opts.Progress != nil && events%5000 == 0 {
@@ -344,6 +393,9 @@ func (s *sim) loop(st *borg.Stream) error {
 		s.releasesUntil(at)
 		s.deliverUntil(at)
 		flush(at)
+		if failed != nil {
+			return fmt.Errorf("replay: stopped at trace time %s: %w", s.now, failed)
+		}
 		at = s.skipIdle(at+s.opts.Interval, end+1, &nextSample)
 	}
 	s.now = end
@@ -495,6 +547,9 @@ func (s *sim) deliverUntil(at time.Duration) {
 	for len(s.held) > 0 && s.held.peek().at <= at {
 		h := heap.Pop(&s.held).(release)
 		if t := h.t; t.gen == h.gen && t.held {
+			if s.gate(t) {
+				continue
+			}
 			t.held = false
 			if _, ok := s.appJob[t.app]; !ok {
 				// the application completed while the ask was held:

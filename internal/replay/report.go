@@ -11,8 +11,8 @@ import (
 
 func renderHTML(s *Summary) []byte {
 	var b bytes.Buffer
-	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"><title>Paddock trace replay</title>")
-	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg.chart{background:#fff;border:1px solid #ddd;margin:0.5em 0;width:100%;height:auto}pre{font-size:12px}table.fid{border-collapse:collapse;font-size:14px}table.fid td,table.fid th{border:1px solid #ddd;padding:3px 8px;text-align:right}table.fid td:first-child{text-align:left}.yes{color:#1a7f37}.no{color:#c62828}.note{font-size:13px;color:#555}</style></head><body>")
+	b.WriteString("<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Paddock trace replay</title>")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1000px}pre{background:#f4f4f4;padding:1em;overflow-x:auto}svg.chart{box-sizing:border-box;background:#fff;border:1px solid #ddd;margin:0.5em 0;width:100%;height:auto}pre{font-size:12px}table.fid{border-collapse:collapse;font-size:14px;display:block;max-width:100%;overflow-x:auto}@media (max-width:600px){body{margin:0.5em}}table.fid td,table.fid th{border:1px solid #ddd;padding:3px 8px;text-align:right}table.fid td:first-child{text-align:left}.yes{color:#1a7f37}.no{color:#c62828}.note{font-size:13px;color:#555}</style></head><body>")
 	b.WriteString("<h1>Paddock trace replay</h1>")
 	b.WriteString(FidelityHTML(s))
 	fmt.Fprintf(&b, "<details><summary>The text summary (as printed by paddock replay)</summary><pre>%s</pre></details>", html.EscapeString(s.String()))

@@ -112,6 +112,14 @@ type Options struct {
 	// AllowedRMs, when not empty, are the only RM IDs that may register;
 	// others are refused (gRPC PermissionDenied).
 	AllowedRMs []string
+	// Service, when set, is the scheduler service to serve instead of a
+	// new one: a manual service its owner cycles (the trace replay), read
+	// through snapshots like any other. The server adds its metrics and
+	// event hooks and the snapshot age; the SI queue, resource-type, RM
+	// limits and DISABLE_RESERVATION stay as the owner set them. Set it
+	// before the owner registers its RM; Shutdown (or a failed Start)
+	// stops it.
+	Service *rmproxy.Service
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -174,25 +182,17 @@ func Start(o Options) (*Server, error) {
 		}
 	}
 	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1), uiDir: o.UIDir}
-	s.svc = rmproxy.New(o.Clock)
+	if s.svc = o.Service; s.svc == nil {
+		s.svc = rmproxy.New(o.Clock)
+		if err := s.limit(o); err != nil {
+			s.svc.Stop()
+			return nil, err
+		}
+	}
 	if o.SnapshotMaxAge == 0 {
 		o.SnapshotMaxAge = DefaultSnapshotMaxAge
 	}
 	s.svc.SetSnapshotMaxAge(max(o.SnapshotMaxAge, 0))
-	if err := reservationsFromEnv(s.svc); err != nil {
-		s.svc.Stop()
-		return nil, err
-	}
-	if o.SIQueueLimit == 0 {
-		o.SIQueueLimit = rmproxy.DefaultMaxQueued
-	}
-	if o.SIQueueWait <= 0 {
-		o.SIQueueWait = rmproxy.DefaultQueueWait
-	}
-	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
-	s.svc.SetTypeLimit(o.ResourceTypes)
-	s.svc.SetRMLimit(o.MaxRMs)
-	s.svc.SetAllowedRMs(o.AllowedRMs)
 	if o.Events.Logger == nil {
 		o.Events.Logger = o.Logs.Logger(logging.Events)
 	}
@@ -248,6 +248,25 @@ func Start(o Options) (*Server, error) {
 	}
 	s.log.Info("paddock serving", "rest", s.RESTAddr(), "grpc", s.GRPCAddr(), "tls", o.TLS != nil, "token", o.Token != "")
 	return s, nil
+}
+
+// limit applies the options' limits and DISABLE_RESERVATION to a service
+// the server made.
+func (s *Server) limit(o Options) error {
+	if err := reservationsFromEnv(s.svc); err != nil {
+		return err
+	}
+	if o.SIQueueLimit == 0 {
+		o.SIQueueLimit = rmproxy.DefaultMaxQueued
+	}
+	if o.SIQueueWait <= 0 {
+		o.SIQueueWait = rmproxy.DefaultQueueWait
+	}
+	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
+	s.svc.SetTypeLimit(o.ResourceTypes)
+	s.svc.SetRMLimit(o.MaxRMs)
+	s.svc.SetAllowedRMs(o.AllowedRMs)
+	return nil
 }
 
 // reservationsFromEnv applies the reference's DISABLE_RESERVATION

@@ -48,11 +48,17 @@
 //     4,846 (a Pareto tail of index 0.6, capped at 5,000).
 //   - Task requests: median CPU 0.025 (p99 0.1); finished runs have a
 //     median length of 345 s.
+//   - Scheduling delays, submission to placement, of the free, batch and
+//     production tiers: the cell's own p50/p90 of 2 s/6 s, 2 s/5 s and
+//     2 s/28 s, drawn as lognormals before a task's first placement
+//     attempt (a full cell adds retries on top; batch-scheduler jobs wait
+//     for their ENABLE first).
 //
 // Our assumptions, not published figures: the tier shares (free 22%,
 // batch 52%, mid 6%, production 19%, monitoring 1% of arriving jobs), the
 // priorities within each tier, the share of long-running services, the
-// trace's scheduling delays per tier, the eviction, failure and kill
+// mid and monitoring tiers' scheduling delays, the batch scheduler's wait
+// before it enables a job (median 20 s), the eviction, failure and kill
 // probabilities, the 600 users with Zipf-distributed activity, and the
 // initial fill (80% of the cell's CPU requested by tasks running at trace
 // start; the bundled 2011 cell starts at 103%, which a generator that

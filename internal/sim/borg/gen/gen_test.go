@@ -434,7 +434,9 @@ func TestMemoryDoesNotGrowWithEvents(t *testing.T) {
 	}
 	a1, t1, r1 := peak(6 * time.Hour)
 	a4, t4, r4 := peak(24 * time.Hour)
-	if r4 < 3*r1 {
+	// about 4x the events; heavy-tailed job sizes make one cell's count
+	// vary (seed 3 gives 2.9x), so at least twice
+	if r4 < 2*r1 {
 		t.Fatalf("rows %d and %d: the longer trace should have about 4x the events", r1, r4)
 	}
 	if a4 > 2*a1 || t4 > 2*t1 {

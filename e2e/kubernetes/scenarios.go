@@ -103,7 +103,7 @@ func quotaScenario(ctx context.Context, c *cluster) error {
 			return false, err
 		}
 		shown = ev
-		return anyContains(ev, "quota"), fmt.Errorf("events %q", ev)
+		return anyContains(ev, "does not fit in queue", "queue quota"), fmt.Errorf("events %q", ev)
 	})
 	if err != nil {
 		return err

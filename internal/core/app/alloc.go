@@ -40,6 +40,10 @@ type Allocation struct {
 	// ScaleUp is set once the RM was told the ask waits for cluster
 	// resources (the autoscaling signal, reference §2.18).
 	ScaleUp bool
+	// QuotaReported is set once the RM was sent the request event that
+	// the ask does not fit a queue's max (reference §7): the Kubernetes
+	// shim shows it among the pod's events.
+	QuotaReported bool
 	// Forced marks an allocation the RM placed itself (recovery, RM-side
 	// binding) or resized in place: it is accounted at any cost, so it may
 	// push its node or queues over their limits.

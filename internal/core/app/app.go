@@ -351,6 +351,7 @@ func (a *App) Requeue(x *Allocation, now time.Time) error {
 	x.bound = time.Time{}
 	x.Forced = false
 	x.ScaleUp = false
+	x.QuotaReported = false
 	a.enqueue(x)
 	return nil
 }

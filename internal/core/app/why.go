@@ -169,25 +169,38 @@ func (a *App) AppendLog(dst []LogEntry, x *Allocation) []LogEntry {
 
 // EachWaiting calls fn, oldest first within a class, for every pending ask
 // not yet reported as waiting (ScaleUp unset) whose class's reason
-// satisfies waiting. Classes are visited in the app's
-// ask order, so the calls are deterministic. Asks are scanned from the
-// newest back to the first one already reported, so the cost is in the
-// number of new asks, not all asks.
+// satisfies waiting. Classes are visited in the app's ask order, so the
+// calls are deterministic.
 func (a *App) EachWaiting(waiting func(Reason) bool, fn func(x *Allocation)) {
+	a.eachUnmarked(waiting, func(x *Allocation) bool { return x.ScaleUp }, fn)
+}
+
+// EachOverQuota is EachWaiting for the over-quota event: it calls fn for
+// every pending ask not yet reported (QuotaReported unset) whose class's
+// reason satisfies over.
+func (a *App) EachOverQuota(over func(Reason) bool, fn func(x *Allocation)) {
+	a.eachUnmarked(over, func(x *Allocation) bool { return x.QuotaReported }, fn)
+}
+
+// eachUnmarked calls fn for the pending asks of the classes whose reason
+// satisfies want and that are not marked; fn is expected to mark them.
+// Asks are scanned from the newest back to the first one already marked,
+// so the cost is in the number of new asks, not all asks.
+func (a *App) eachUnmarked(want func(Reason) bool, marked func(*Allocation) bool, fn func(x *Allocation)) {
 	for _, c := range a.heap {
-		if !waiting(c.why) {
+		if !want(c.why) {
 			continue
 		}
 		i := len(c.asks)
 		for i > c.head {
 			e := c.asks[i-1]
-			if c.current(e) && e.a.ScaleUp {
+			if c.current(e) && marked(e.a) {
 				break
 			}
 			i--
 		}
 		for ; i < len(c.asks); i++ {
-			if e := c.asks[i]; c.current(e) && !e.a.ScaleUp {
+			if e := c.asks[i]; c.current(e) && !marked(e.a) {
 				fn(e.a)
 			}
 		}

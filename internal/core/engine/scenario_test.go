@@ -63,6 +63,7 @@ import (
 //	expect app-queue APP PATH       the leaf queue placement chose
 //	expect event TYPE CHANGE DETAIL OBJECT [REF]  (numbers as in the SI)
 //	expect waiting|not-waiting APP KEY  the autoscaling signal was (not) sent
+//	expect request-events KEY N ["message part"]  request events about an ask
 //	expect quota-trigger PATH none|due|DURATION  the queue's quota-preemption
 //	                                trigger is unset, passed, or at now + DURATION
 //	  (app tags: tag.NAME=VALUE)
@@ -654,6 +655,22 @@ func (s *scenario) expect(w []string) {
 			}
 		}
 		s.fail("no event %q among %d events", want, len(s.events))
+	case "request-events":
+		// expect request-events KEY N ["message part"]: N request events
+		// about ask KEY so far, each message containing the part
+		n := 0
+		for _, r := range s.events {
+			if r.Type != event.Request || r.ObjectID != pos[0] {
+				continue
+			}
+			n++
+			if len(pos) > 2 && !strings.Contains(r.Message, pos[2]) {
+				s.fail("request event of %s: message %q, want it to contain %q", pos[0], r.Message, pos[2])
+			}
+		}
+		if want, err := strconv.Atoi(pos[1]); err != nil || n != want {
+			s.fail("%d request events of %s, want %s", n, pos[0], pos[1])
+		}
 	case "waiting", "not-waiting":
 		if got := s.waiting[pos[0]+"/"+pos[1]]; got != (w[0] == "waiting") {
 			s.fail("%s/%s reported waiting for cluster resources: %v", pos[0], pos[1], got)

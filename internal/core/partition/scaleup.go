@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -54,6 +55,37 @@ func (p *Partition) reportWaiting(now time.Time) {
 			p.Out.Waiting = append(p.Out.Waiting, Waiting{AppID: a.ID, AllocationKey: x.Key, Reason: WaitingReason})
 		})
 	}
+	p.reportOverQuota(ids, now)
+}
+
+// reportOverQuota sends, once per ask, the request event that a pending ask
+// does not fit the max of a queue on its path (reference §7, "exceeds
+// queue headroom"); the Kubernetes shim turns it into an event of the pod,
+// where `kubectl describe pod` shows why the pod stays Pending. The root's
+// max (the cluster size) is left to the waiting signal above.
+func (p *Partition) reportOverQuota(ids []string, now time.Time) {
+	if p.noEvents {
+		return
+	}
+	for _, id := range ids {
+		a := p.apps[id]
+		a.EachOverQuota(overQueueMax, func(x *app.Allocation) {
+			path := a.Why(x).Object
+			avail := "unknown"
+			if q, ok := p.tree.Queue(path); ok {
+				avail = p.reg.FormatQuota(q.Headroom())
+			}
+			p.emitRequest(x.Key, a.ID, fmt.Sprintf("Request '%s' does not fit in queue '%s' (requested %s, available %s)",
+				x.Key, path, p.reg.Format(x.Res), avail), x.Res, now)
+			x.QuotaReported = true
+		})
+	}
+}
+
+// overQueueMax reports whether an ask passed over for reason r is held by
+// a queue's max below the root.
+func overQueueMax(r app.Reason) bool {
+	return r.Kind == app.QueueMax && r.Object != config.RootQueue
 }
 
 // waitsForNodes reports whether an ask passed over for reason r waits for

@@ -20,8 +20,8 @@ var programs = []struct {
 	{"build/etcd", []string{"go.etcd.io/etcd/server/v3"}, []string{"etcd"}},
 	{"build/k8s", []string{
 		"k8s.io/kubernetes/cmd/kube-apiserver", "k8s.io/kubernetes/cmd/kube-controller-manager",
-		"k8s.io/kubernetes/cmd/kube-scheduler", "k8s.io/kubernetes/cmd/kubectl",
-	}, []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"}},
+		"k8s.io/kubernetes/cmd/kube-scheduler",
+	}, []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"}},
 	{"build/kwok", []string{"sigs.k8s.io/kwok/cmd/kwok"}, []string{"kwok"}},
 }
 

@@ -147,6 +147,8 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 		// comparison measures the schedulers, so it is off and the in-flight
 		// limits are raised instead
 		"--enable-priority-and-fairness=false", "--max-requests-inflight=4000", "--max-mutating-requests-inflight=2000",
+		// the kubernetes Service's endpoints would be a loopback address
+		"--endpoint-reconciler-type=none",
 		"--profiling=false", "--v=1"); err != nil {
 		return err
 	}
@@ -172,7 +174,7 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 		"--kubeconfig="+p.kubeconfig, "--leader-elect=false", "--secure-port=0",
 		"--kube-api-qps="+q, "--kube-api-burst="+q,
 		"--service-account-private-key-file="+p.saKey, "--root-ca-file="+p.ca,
-		"--use-service-account-credentials=false", "--controllers=*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle,-persistentvolume-binder,-attachdetach",
+		"--use-service-account-credentials=false",
 		"--concurrent-deployment-syncs=10", "--concurrent-replicaset-syncs=10", "--concurrent-job-syncs=10",
 		"--concurrent-gc-syncs=50", "--v=1"); err != nil {
 		return err
@@ -186,13 +188,11 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 // deleted pods are removed. Every parallelism field is set, as a
 // configuration file gets no defaults for the ones it leaves out.
 func (c *cluster) startKwok(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok").Output()
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
+	cmd.Dir = "build/kwok"
+	out, err := cmd.Output()
 	if err != nil {
-		cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
-		cmd.Dir = "build/kwok"
-		if out, err = cmd.Output(); err != nil {
-			return fmt.Errorf("locating the KWOK module (for its stages): %w", err)
-		}
+		return fmt.Errorf("locating the KWOK module (for its stages): %w", err)
 	}
 	stages := filepath.Join(strings.TrimSpace(string(out)), "kustomize", "stage")
 	docs := []string{`apiVersion: config.kwok.x-k8s.io/v1alpha1
@@ -225,10 +225,17 @@ options:
 // addNodes registers n KWOK nodes and waits until all are Ready.
 func (c *cluster) addNodes(ctx context.Context, n int) error {
 	err := parallel(ctx, n, 32, func(i int) error {
-		_, err := c.kube.CoreV1().Nodes().Create(ctx, kwokNode(fmt.Sprintf("kwok-%04d", i)), metav1.CreateOptions{})
+		want := kwokNode(fmt.Sprintf("kwok-%04d", i))
+		n, err := c.kube.CoreV1().Nodes().Create(ctx, want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
+		if err != nil || len(n.Status.Allocatable) > 0 {
+			return err
+		}
+		// a status the create did not keep
+		n.Status = want.Status
+		_, err = c.kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {

@@ -147,25 +147,26 @@ func isPlaceholder(p corev1.Pod) bool {
 	return false
 }
 
-func gangPod(ns, app, name string, members int, timeout int, style string) podSpec {
+func gangPod(ns, app, name string, members int, memberCPU string, timeout int, style string) podSpec {
 	return podSpec{ns: ns, name: name, cpu: "200m", mem: "256Mi", never: true,
 		labels: map[string]string{"e2e": "gang", "applicationId": app},
 		annot: map[string]string{
 			"yunikorn.apache.org/task-group-name":            "tg",
-			"yunikorn.apache.org/task-groups":                fmt.Sprintf(`[{"name":"tg","minMember":%d,"minResource":{"cpu":"200m","memory":"256Mi"}}]`, members),
+			"yunikorn.apache.org/task-groups":                fmt.Sprintf(`[{"name":"tg","minMember":%d,"minResource":{"cpu":%q,"memory":"256Mi"}}]`, members, memberCPU),
 			"yunikorn.apache.org/schedulingPolicyParameters": fmt.Sprintf("placeholderTimeoutInSeconds=%d gangSchedulingStyle=%s", timeout, style),
 		}}
 }
 
 // gangScenario: a gang of 4 reserves 4 placeholders, the 3 real pods
-// replace 3 of them and the unused one is cleaned up.
+// replace 3 of them and the unused one is cleaned up when the placeholder
+// timeout (15 s) passes with the application running.
 func gangScenario(ctx context.Context, c *cluster) error {
 	const ns = "e2e-gang"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
 	for i := range 3 {
-		if err := c.createPod(ctx, gangPod(ns, "gang-ok", fmt.Sprintf("real-%d", i), 4, 60, "Hard")); err != nil {
+		if err := c.createPod(ctx, gangPod(ns, "gang-ok", fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
 			return err
 		}
 	}
@@ -193,17 +194,16 @@ func gangScenario(ctx context.Context, c *cluster) error {
 	return c.deleteNamespaceNow(ctx, ns)
 }
 
-// gangTimeoutScenario: a gang that cannot fit (more members than the
-// cluster holds) times out: Hard style fails the real pod with the shim's
-// reason and the placeholders are removed.
+// gangTimeoutScenario: a gang that cannot fit (members larger than any
+// node) times out: Hard style fails the real pod with the shim's reason
+// and the placeholders are removed.
 func gangTimeoutScenario(ctx context.Context, c *cluster) error {
 	const ns = "e2e-gangto"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
-	// 4 CPU nodes hold 20 members of 200m each
-	members := c.o.nodes*20 + 10
-	if err := c.createPod(ctx, gangPod(ns, "gang-big", "real-0", members, 15, "Hard")); err != nil {
+	// members of 5 CPUs fit no 4 CPU node
+	if err := c.createPod(ctx, gangPod(ns, "gang-big", "real-0", 2, "5", 15, "Hard")); err != nil {
 		return err
 	}
 	maxPh := 0

@@ -216,5 +216,4 @@ tool (
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-scheduler
-	k8s.io/kubernetes/cmd/kubectl
 )

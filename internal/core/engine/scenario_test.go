@@ -71,6 +71,7 @@ import (
 //	expect event-count N SPEC       exactly N such events
 //	clear-events                    forget the events so far
 //	expect waiting|not-waiting APP KEY  the autoscaling signal was (not) sent
+//	expect request-events KEY N ["message part"]  request events about an ask
 //	expect quota-trigger PATH none|due|DURATION  the queue's quota-preemption
 //	                                trigger is unset, passed, or at now + DURATION
 //	  (app tags: tag.NAME=VALUE)
@@ -697,6 +698,22 @@ func (s *scenario) expect(w []string) {
 		}
 		if got != n {
 			s.fail("%d events %q, want %d; the events:\n%s", got, strings.Join(pos[1:], " "), n, s.eventList())
+		}
+	case "request-events":
+		// expect request-events KEY N ["message part"]: N request events
+		// about ask KEY so far, each message containing the part
+		n := 0
+		for _, r := range s.events {
+			if r.Type != event.Request || r.ObjectID != pos[0] {
+				continue
+			}
+			n++
+			if len(pos) > 2 && !strings.Contains(r.Message, pos[2]) {
+				s.fail("request event of %s: message %q, want it to contain %q", pos[0], r.Message, pos[2])
+			}
+		}
+		if want, err := strconv.Atoi(pos[1]); err != nil || n != want {
+			s.fail("%d request events of %s, want %s", n, pos[0], pos[1])
 		}
 	case "waiting", "not-waiting":
 		if got := s.waiting[pos[0]+"/"+pos[1]]; got != (w[0] == "waiting") {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+)
+
+// measured is one scheduler's run of the wave.
+type measured struct {
+	name  string
+	r     result
+	cpu   time.Duration // the scheduler's CPU over the wave
+	total usage         // its CPU since start and peak RSS
+}
+
+// compare runs the same wave through kube-scheduler and through the shim on
+// Paddock, each started fresh (so that its peak RSS is its own) and alone
+// (the other is stopped, so that neither spends CPU on the other's pods),
+// and prints the table.
+func compare(ctx context.Context, c *cluster, o options) error {
+	var rows []measured
+	for _, s := range []struct {
+		name, proc, scheduler string
+		start                 func() error
+	}{
+		{"kube-scheduler", "kube-scheduler", kubeScheduler, c.startKubeScheduler},
+		{"Paddock + shim", "shim", shimScheduler, func() error { return c.startShim(ctx) }},
+	} {
+		t := time.Now()
+		if err := s.start(); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if err := c.probe(ctx, s.scheduler); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		logf("%s ready in %s", s.name, since(t))
+		p := c.procs[s.proc]
+		before, err := p.usage()
+		if err != nil {
+			return err
+		}
+		w := wave{id: map[string]string{"kube-scheduler": "ks", "shim": "pd"}[s.proc], scheduler: s.scheduler, pods: o.pods, namespaces: o.namespaces}
+		logf("wave %s: %d pods in %d namespaces through %s", w.id, w.pods, w.namespaces, s.name)
+		r, err := c.runWave(ctx, w)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		after, err := p.usage()
+		if err != nil {
+			return err
+		}
+		m := measured{name: s.name, r: r, cpu: after.cpu - before.cpu, total: after}
+		rows = append(rows, m)
+		logf("%s: %d pods bound, %.0f pods/s, p50 %s, p99 %s, CPU %s", s.name, r.pods, r.rate(), r.p50, r.p99, m.cpu)
+		if s.proc == "shim" {
+			if err := c.checkPaddockUsage(ctx, 2*time.Minute); err != nil {
+				return err
+			}
+			logf("Paddock's REST node usage equals the API server's on every node")
+		}
+		t = time.Now()
+		if err := c.deleteWave(ctx, w); err != nil {
+			return err
+		}
+		logf("wave %s removed in %s", w.id, since(t))
+		if s.proc == "kube-scheduler" {
+			c.stop("kube-scheduler")
+		}
+	}
+	printTable(o, rows)
+	return nil
+}
+
+func printTable(o options, rows []measured) {
+	fmt.Printf("\nSame control plane, %d KWOK nodes, %d pods (Deployments 80%%, Jobs 20%%) in %d namespaces;\n", o.nodes, o.pods, o.namespaces)
+	fmt.Printf("client QPS/burst %d/%d for kube-controller-manager, kube-scheduler and the shim.\n\n", o.qps, o.qps)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scheduler\tpods\tcreation span\tpods/s (created→Bound)\tp50\tp99\tmax\tCPU s (wave)\tCPU s (total)\tpeak RSS MiB\t")
+	for _, m := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f s\t%.0f\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t\n", m.name, m.r.pods, m.r.created.Seconds(), m.r.rate(),
+			m.r.p50.Round(time.Millisecond), m.r.p99.Round(time.Millisecond), m.r.max.Round(time.Millisecond),
+			m.cpu.Seconds(), m.total.cpu.Seconds(), m.total.peakRSS>>20)
+	}
+	tw.Flush()
+	fmt.Println()
+}

@@ -1,0 +1,443 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type scenario struct {
+	name string
+	run  func(ctx context.Context, c *cluster) error
+}
+
+var scenarios = []scenario{
+	{"quota", quotaScenario},
+	{"gang", gangScenario},
+	{"gang-timeout", gangTimeoutScenario},
+	{"preemption", preemptionScenario},
+	{"node-delete", nodeDeleteScenario},
+	{"shim-restart", shimRestartScenario},
+	{"admission", admissionScenario},
+}
+
+func scenarioNames() []string {
+	var n []string
+	for _, s := range scenarios {
+		n = append(n, s.name)
+	}
+	return n
+}
+
+func scenarioByName(name string) (scenario, bool) {
+	for _, s := range scenarios {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return scenario{}, false
+}
+
+// queuesWith is the default queues.yaml with extra leaf queues under root
+// (each line list already indented for a queue entry).
+func queuesWith(extra string) string { return defaultQueues + extra }
+
+// waitQueueMax waits until Paddock's queue shows max vcore, i.e. the
+// ConfigMap change reached it.
+func (c *cluster) waitQueueMax(ctx context.Context, queue string, vcore int64) error {
+	return waitFor(ctx, fmt.Sprintf("Paddock's %s max vcore %d", queue, vcore), time.Minute, 500*time.Millisecond, func() (bool, error) {
+		var q struct {
+			MaxResource map[string]int64 `json:"maxResource"`
+		}
+		if err := c.rest(ctx, "/ws/v1/partition/default/queue/"+queue, &q); err != nil {
+			return false, err
+		}
+		return q.MaxResource["vcore"] == vcore, fmt.Errorf("max %v", q.MaxResource)
+	})
+}
+
+// quotaScenario: a queue's max from the shim's ConfigMap holds pods over it
+// Pending with the reason in their events; they are bound once quota frees
+// and once a ConfigMap change raises the max (hot reload).
+func quotaScenario(ctx context.Context, c *cluster) error {
+	const ns, queue = "e2e-quota", "root.e2e-quota"
+	conf := func(maxVcore int) string {
+		return queuesWith(fmt.Sprintf(`        queues:
+          - name: e2e-quota
+            resources:
+              max: {vcore: %d, memory: 64Gi}
+`, maxVcore))
+	}
+	if err := c.writeShimConfig(ctx, conf(1000)); err != nil {
+		return err
+	}
+	if err := c.waitQueueMax(ctx, queue, 1000); err != nil {
+		return err
+	}
+	logf("   ConfigMap max vcore 1000 reached Paddock")
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	for i := range 8 {
+		if err := c.createPod(ctx, podSpec{ns: ns, name: fmt.Sprintf("q-%d", i), cpu: "200m", mem: "256Mi",
+			labels: map[string]string{"e2e": "quota", "applicationId": "quota-app"}}); err != nil {
+			return err
+		}
+	}
+	bound, pending, err := c.waitBoundCount(ctx, ns, "e2e=quota", 5, time.Minute, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	logf("   5 of 8 pods bound under max 1000m, pending %v", pending)
+	// the reason, as kubectl describe pod shows it
+	var shown []string
+	err = waitFor(ctx, "the quota reason in a pending pod's events", time.Minute, time.Second, func() (bool, error) {
+		ev, err := c.podEvents(ctx, ns, pending[0])
+		if err != nil {
+			return false, err
+		}
+		shown = ev
+		return anyContains(ev, "does not fit in queue", "queue quota"), fmt.Errorf("events %q", ev)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   events of %s: %q", pending[0], shown)
+	// free quota: two bound pods end
+	zero := int64(0)
+	for _, n := range bound[:2] {
+		if err := c.kube.CoreV1().Pods(ns).Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			return err
+		}
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "e2e=quota", 5, time.Minute, 3*time.Second); err != nil {
+		return fmt.Errorf("after two pods ended: %w", err)
+	}
+	logf("   two pods ended: two pending ones bound, 5 bound, 1 pending")
+	if err := c.writeShimConfig(ctx, conf(2000)); err != nil {
+		return err
+	}
+	if err := c.waitQueueMax(ctx, queue, 2000); err != nil {
+		return err
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "e2e=quota", 6, time.Minute, 2*time.Second); err != nil {
+		return fmt.Errorf("after max raised to 2000: %w", err)
+	}
+	logf("   ConfigMap max raised to 2000 (hot reload): the last pod bound")
+	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
+		return err
+	}
+	return c.deleteNamespaceNow(ctx, ns)
+}
+
+const placeholderAnnotation = "yunikorn.apache.org/placeholder"
+
+func isPlaceholder(p corev1.Pod) bool {
+	for k, v := range p.Annotations {
+		if strings.HasSuffix(k, "yunikorn.apache.org/placeholder") && v == "true" {
+			return true
+		}
+	}
+	return false
+}
+
+func gangPod(ns, app, name string, members int, memberCPU string, timeout int, style string) podSpec {
+	return podSpec{ns: ns, name: name, cpu: "200m", mem: "256Mi", never: true,
+		labels: map[string]string{"e2e": "gang", "applicationId": app},
+		annot: map[string]string{
+			"yunikorn.apache.org/task-group-name":            "tg",
+			"yunikorn.apache.org/task-groups":                fmt.Sprintf(`[{"name":"tg","minMember":%d,"minResource":{"cpu":%q,"memory":"256Mi"}}]`, members, memberCPU),
+			"yunikorn.apache.org/schedulingPolicyParameters": fmt.Sprintf("placeholderTimeoutInSeconds=%d gangSchedulingStyle=%s", timeout, style),
+		}}
+}
+
+// gangScenario: a gang of 4 reserves 4 placeholders, the 3 real pods
+// replace 3 of them and the unused one is cleaned up when the placeholder
+// timeout (15 s) passes with the application running.
+func gangScenario(ctx context.Context, c *cluster) error {
+	const ns = "e2e-gang"
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	for i := range 3 {
+		if err := c.createPod(ctx, gangPod(ns, "gang-ok", fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
+			return err
+		}
+	}
+	maxPh := 0
+	err := waitFor(ctx, "real pods bound, placeholders gone", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		pods, err := c.pods(ctx, ns, "applicationId=gang-ok")
+		if err != nil {
+			return false, err
+		}
+		ph, realBound := 0, 0
+		for _, p := range pods {
+			if isPlaceholder(p) {
+				ph++
+			} else if p.Spec.NodeName != "" {
+				realBound++
+			}
+		}
+		maxPh = max(maxPh, ph)
+		return realBound == 3 && ph == 0 && maxPh >= 4, fmt.Errorf("%d real bound, %d placeholders (at most %d seen)", realBound, ph, maxPh)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   %d placeholders created, 3 replaced by the real pods, the 4th cleaned up", maxPh)
+	return c.deleteNamespaceNow(ctx, ns)
+}
+
+// gangTimeoutScenario: a gang that cannot fit (members larger than any
+// node) times out: Hard style fails the real pod with the shim's reason
+// and the placeholders are removed.
+func gangTimeoutScenario(ctx context.Context, c *cluster) error {
+	const ns = "e2e-gangto"
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	// members of 5 CPUs fit no 4 CPU node
+	if err := c.createPod(ctx, gangPod(ns, "gang-big", "real-0", 2, "5", 15, "Hard")); err != nil {
+		return err
+	}
+	maxPh := 0
+	err := waitFor(ctx, "gang timed out", 3*time.Minute, time.Second, func() (bool, error) {
+		pods, err := c.pods(ctx, ns, "applicationId=gang-big")
+		if err != nil {
+			return false, err
+		}
+		ph, failed := 0, false
+		for _, p := range pods {
+			if isPlaceholder(p) {
+				ph++
+			} else {
+				failed = p.Status.Phase == corev1.PodFailed && p.Status.Reason == "ResourceReservationTimeout"
+				if p.Spec.NodeName != "" {
+					return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
+				}
+			}
+		}
+		maxPh = max(maxPh, ph)
+		return failed && ph == 0 && maxPh > 0, fmt.Errorf("%d placeholders (at most %d seen), real pod failed: %v", ph, maxPh, failed)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   %d placeholders seen, timed out after 15 s: real pod Failed (ResourceReservationTimeout), placeholders removed", maxPh)
+	return c.deleteNamespaceNow(ctx, ns)
+}
+
+// preemptionScenario: four nodes labelled for it are filled by low-priority
+// pods; a high-priority pod that fits nowhere preempts one of them.
+func preemptionScenario(ctx context.Context, c *cluster) error {
+	const ns = "e2e-preempt"
+	if c.o.nodes < 4 {
+		return fmt.Errorf("needs 4 nodes")
+	}
+	for i := range 4 {
+		n := fmt.Sprintf("kwok-%04d", i)
+		patch := []byte(`{"metadata":{"labels":{"e2e-preempt":"yes"}}}`)
+		if _, err := c.kube.CoreV1().Nodes().Patch(ctx, n, "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+	}
+	for name, v := range map[string]int32{"e2e-low": 100, "e2e-high": 1000} {
+		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}
+		if _, err := c.kube.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	conf := queuesWith(`        queues:
+          - name: e2e-low
+          - name: e2e-high
+            resources:
+              guaranteed: {vcore: 4000, memory: 8Gi}
+`)
+	if err := c.writeShimConfig(ctx, conf); err != nil {
+		return err
+	}
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	sel := map[string]string{"e2e-preempt": "yes"}
+	for i := range 4 {
+		if err := c.createPod(ctx, podSpec{ns: ns, name: fmt.Sprintf("low-%d", i), cpu: "3", mem: "1Gi", priorityClass: "e2e-low",
+			nodeSelector: sel, labels: map[string]string{"e2e": "preempt", "applicationId": "low", "queue": "root.e2e-low"}}); err != nil {
+			return err
+		}
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "applicationId=low", 4, time.Minute, 0); err != nil {
+		return err
+	}
+	if err := c.createPod(ctx, podSpec{ns: ns, name: "high-0", cpu: "2", mem: "1Gi", priorityClass: "e2e-high",
+		nodeSelector: sel, labels: map[string]string{"e2e": "preempt", "applicationId": "high", "queue": "root.e2e-high"}}); err != nil {
+		return err
+	}
+	t := time.Now()
+	var victims []string
+	err := waitFor(ctx, "the high-priority pod bound by preempting a low one", 3*time.Minute, time.Second, func() (bool, error) {
+		pods, err := c.pods(ctx, ns, "e2e=preempt")
+		if err != nil {
+			return false, err
+		}
+		highBound, lowLeft := false, 0
+		victims = victims[:0]
+		for _, p := range pods {
+			switch {
+			case p.Name == "high-0":
+				highBound = p.Spec.NodeName != ""
+			case p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed:
+				victims = append(victims, p.Name)
+			default:
+				lowLeft++
+			}
+		}
+		return highBound && lowLeft == 3, fmt.Errorf("high bound %v, %d low pods left", highBound, lowLeft)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   high-priority pod bound %s after creation; preempted: %v", since(t), victims)
+	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
+		return err
+	}
+	return c.deleteNamespaceNow(ctx, ns)
+}
+
+// nodeDeleteScenario: nodes holding pods are deleted while a wave is
+// scheduled; Paddock drops them, their pods are replaced on the other
+// nodes, and Paddock's usage matches the API server's again.
+func nodeDeleteScenario(ctx context.Context, c *cluster) error {
+	w := wave{id: "nd", scheduler: shimScheduler, pods: min(c.o.pods, 1000), namespaces: min(c.o.namespaces, 4)}
+	doomed := max(1, c.o.nodes/20)
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+		return err
+	}
+	// delete the nodes holding the most pods of the wave
+	u, err := c.nodeUsage(ctx, shimScheduler)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for n := range u {
+		if len(gone) < doomed && strings.HasPrefix(n, "kwok-") {
+			gone = append(gone, n)
+		}
+	}
+	for _, n := range gone {
+		if err := c.kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
+			return err
+		}
+	}
+	logf("   deleted %d nodes holding pods while %d of %d were bound", len(gone), t.boundCount(), w.pods)
+	deploy := 0
+	for i := range w.namespaces {
+		d, _ := w.split(i)
+		deploy += d
+	}
+	err = waitFor(ctx, "every Deployment pod bound to a live node", 5*time.Minute, 2*time.Second, func() (bool, error) {
+		pods, err := c.pods(ctx, "", "wave="+w.id)
+		if err != nil {
+			return false, err
+		}
+		live, onGone := 0, 0
+		for _, p := range pods {
+			if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+				continue
+			}
+			if p.Spec.NodeName == "" {
+				continue
+			}
+			isGone := false
+			for _, g := range gone {
+				isGone = isGone || p.Spec.NodeName == g
+			}
+			if isGone {
+				onGone++
+			} else {
+				live++
+			}
+		}
+		return live == deploy && onGone == 0, fmt.Errorf("%d running on live nodes (want %d), %d still on deleted nodes", live, deploy, onGone)
+	})
+	if err != nil {
+		return err
+	}
+	var nodes []restNode
+	if err := c.rest(ctx, "/ws/v1/partition/default/nodes", &nodes); err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		for _, g := range gone {
+			if n.NodeID == g {
+				return fmt.Errorf("deleted node %s still in Paddock", g)
+			}
+		}
+	}
+	if err := c.checkRoom(ctx); err != nil {
+		return err
+	}
+	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
+		return err
+	}
+	logf("   pods of the deleted nodes replaced on live ones; Paddock lists %d nodes and its usage matches", len(nodes))
+	if err := c.deleteWave(ctx, w); err != nil {
+		return err
+	}
+	// the nodes come back for the next scenarios
+	return c.addNodes(ctx, c.o.nodes)
+}
+
+// shimRestartScenario: the shim is killed while a wave is scheduled and
+// started again; it recovers the bound pods from the API server, binds the
+// rest, and nothing is bound twice or over a node's room.
+func shimRestartScenario(ctx context.Context, c *cluster) error {
+	w := wave{id: "rs", scheduler: shimScheduler, pods: min(c.o.pods, 2000), namespaces: min(c.o.namespaces, 4)}
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+		return err
+	}
+	c.procs["shim"].kill()
+	logf("   shim killed with %d of %d pods bound", t.boundCount(), w.pods)
+	start := time.Now()
+	if err := c.startShim(ctx); err != nil {
+		return err
+	}
+	logf("   shim restarted, Paddock lists every node after %s", since(start))
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+		return err
+	}
+	r := t.result()
+	if len(r.rebound) > 0 {
+		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
+	}
+	if err := c.checkRoom(ctx); err != nil {
+		return err
+	}
+	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
+		return err
+	}
+	logf("   all %d bound once each, %s after the restart; Paddock's usage matches", w.pods, since(start))
+	return c.deleteWave(ctx, w)
+}

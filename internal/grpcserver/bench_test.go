@@ -167,3 +167,20 @@ func BenchmarkAllocationOrderCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPredicatesNotAsked measures the Predicates call the scheduler
+// makes for every node it checks, for an RM that did not ask for it.
+func BenchmarkPredicatesNotAsked(b *testing.B) {
+	h := start(b, Options{})
+	c, _ := h.dial(b)
+	h.register(b, c, "rm1")
+	cb := h.api.cb("rm1")
+	pa := &si.PredicatesArgs{AllocationKey: "k1", NodeID: "n1", Allocate: true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := cb.Predicates(pa); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

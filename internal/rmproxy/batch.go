@@ -86,6 +86,9 @@ func (s *Service) cut(now time.Time) {
 	made := s.step(now)
 	s.afterStep(1, made)
 	s.deliver(now, false)
+	// readers waiting for the current generation need not wait for the
+	// whole intake: between two slices the state is whole
+	s.serveSnapshots(now)
 	b.start = time.Now()
 }
 

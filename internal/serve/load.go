@@ -26,6 +26,10 @@ type LoadOptions struct {
 	Interval time.Duration
 	// Duration is how long the load runs.
 	Duration time.Duration
+	// MinAllocations, when set, lets the load run past Duration (up to a
+	// minute more) until the RM has counted that many allocations, so a
+	// check of "some load happened" holds on a busy machine too.
+	MinAllocations int64
 	// Nodes and Outstanding size the cluster (4 cores each) and the asks
 	// the RM keeps pending.
 	Nodes, Outstanding int
@@ -258,6 +262,9 @@ func RunLoad(o LoadOptions) (LoadResult, error) {
 		close(stop)
 		wg.Wait()
 		return out, fmt.Errorf("load: RM: %w", err)
+	}
+	if o.MinAllocations > 0 {
+		_ = waitUntil(ctx, func() bool { return rm.counted.Load()-base >= o.MinAllocations })
 	}
 	out.Allocations = rm.counted.Load() - base
 	out.Elapsed = time.Since(start)

@@ -327,7 +327,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 		return err
 	}
 	n.AddAlloc(x)
-	p.index.Update(n)
+	p.markStale(n)
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)

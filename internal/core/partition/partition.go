@@ -35,8 +35,11 @@ type Partition struct {
 	// foreignOn maps a foreign allocation's key to the node holding it.
 	foreignOn map[string]*node.Node
 	index     *node.Index
-	tree      *queue.Tree
-	apps      map[string]*app.App
+	// stale are the nodes whose place in index waits for its next reader
+	// (markStale).
+	stale map[*node.Node]struct{}
+	tree  *queue.Tree
+	apps  map[string]*app.App
 	// running marks applications counted in their queues' RunningApps.
 	running map[string]bool
 	// completing holds the deadline of every Completing application.
@@ -241,7 +244,7 @@ func (p *Partition) AppCount() int  { return len(p.apps) }
 func (p *Partition) Cluster() resource.Vector { return p.cluster }
 
 // EachNode calls fn for every node in the node sort policy's order.
-func (p *Partition) EachNode(fn func(*node.Node) bool) { p.index.Ascend(fn) }
+func (p *Partition) EachNode(fn func(*node.Node) bool) { p.nodeIndex().Ascend(fn) }
 
 // EachApp calls fn for every application, in no particular order.
 func (p *Partition) EachApp(fn func(*app.App) bool) {

@@ -335,7 +335,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		best.node = p.findNode(x)
 	}
 	workable, enough := 0, p.candidateNodes()
-	p.index.Ascend(func(n *node.Node) bool {
+	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		if best.node != nil && len(best.victims) == 0 {
 			return false // a node has room already: only the queues need victims
 		}

@@ -133,7 +133,7 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 	}
 	var best *node.Node
 	bestGap := 0.0
-	p.index.Ascend(func(n *node.Node) bool {
+	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		if !n.Eligible() || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true
 		}

@@ -302,10 +302,11 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		return n
 	}
 	if p.predicate == nil && x.Avoid == "" {
-		return p.index.First(x.Res)
+		return p.nodeIndex().First(x.Res)
 	}
 	var avoided *node.Node
-	for n := p.index.First(x.Res); n != nil; n = p.index.Next(x.Res, n) {
+	idx := p.nodeIndex()
+	for n := idx.First(x.Res); n != nil; n = idx.Next(x.Res, n) {
 		if n.ID == x.Avoid {
 			avoided = n
 			continue

@@ -35,7 +35,7 @@ func (p *Partition) Why(appID, key string) (WhyPending, error) {
 		return WhyPending{}, fmt.Errorf("allocation %s: allocated on node %s, not pending", key, x.NodeID)
 	}
 	w := WhyPending{Reason: a.Why(x), Nodes: len(p.nodes), ShortOn: map[string]int{}}
-	p.index.Ascend(func(n *node.Node) bool {
+	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		switch {
 		case !n.Schedulable:
 			w.Unschedulable++

@@ -71,7 +71,7 @@ func metricValue(t *testing.T, page []byte, series string) float64 {
 // keeps serving until SIGINT, then exits 0.
 func TestReplayServe(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gen.Generate(dir, gen.Options{Seed: 9, Machines: 80, Duration: 20 * time.Minute}); err != nil {
+	if _, err := gen.Generate(dir, gen.Options{Seed: 9, Machines: 80, Duration: 20 * time.Minute, JobsPerHour: 600}); err != nil {
 		t.Fatal(err)
 	}
 	started := make(chan *serve.Server, 1)
@@ -80,8 +80,9 @@ func TestReplayServe(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		// 20 minutes of trace time at 400x: 3 s to watch
-		done <- run([]string{"replay", "-trace", dir, "-end", "0", "-interval", "5s", "-serve", "127.0.0.1:0", "-speed", "400", "-html", "", "-quiet"}, &out, &errb)
+		// 20 minutes of trace time at 150x: 8 s to watch, time for a
+		// dozen polls even on a loaded machine
+		done <- run([]string{"replay", "-trace", dir, "-end", "0", "-interval", "5s", "-serve", "127.0.0.1:0", "-speed", "150", "-html", "", "-quiet"}, &out, &errb)
 	}()
 	var s *serve.Server
 	select {
@@ -119,7 +120,7 @@ func TestReplayServe(t *testing.T) {
 			t.Fatal(err)
 		}
 		nodeList = max(nodeList, len(nodes))
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	if maxNodes == 0 || nodeList == 0 || maxApps == 0 {
 		t.Fatalf("the cell never showed: %d nodes (%d listed), %d applications", maxNodes, nodeList, maxApps)

@@ -60,7 +60,9 @@ func TestLiveSameDecisions(t *testing.T) {
 		}()
 		return nil
 	}
-	got, err := Run(Options{Trace: dir, Interval: 5 * time.Second, Live: live})
+	// paced to about a second, so the reader sees it move even when the
+	// machine is busy
+	got, err := Run(Options{Trace: dir, Interval: 5 * time.Second, Live: live, Speed: 600})
 	close(stop)
 	wg.Wait()
 	if err != nil {

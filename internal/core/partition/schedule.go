@@ -163,6 +163,9 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		if len(p.vetoes) > 0 {
+			clear(p.vetoes) // refusals other searches left: not x's
+		}
 		n := p.findNode(x)
 		if len(p.vetoes) > 0 {
 			if n == nil {

@@ -189,6 +189,9 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		if len(p.vetoes) > 0 {
+			clear(p.vetoes) // refusals other searches left: not x's
+		}
 		start = lat.Start(latency.NodeEvaluation)
 		n := p.findNode(x)
 		lat.Stop(latency.NodeEvaluation, start)

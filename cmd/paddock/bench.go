@@ -4,6 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
 
 	"github.com/paddock-sched/paddock/internal/bench"
 )
@@ -24,6 +29,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "a small smoke run (100 nodes, 2000 asks)")
 	warmup := fs.Bool("warmup", true, "run the first scenario once unreported, so the process's heap has grown before measuring")
 	scale := fs.Bool("scale", false, "only the scale scenario: 50,000 nodes, 1,000,000 asks, 100 apps (no warm-up; prints memory too)")
+	apps := fs.Int("apps", 0, "only scenarios with this many applications (0: all of 2, 100, 1000)")
+	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured part to this file (with more than one scenario, the scenario's number goes before the extension: cpu-1.pprof)")
+	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
 	describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
@@ -41,7 +49,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		scs = []bench.Scenario{{Nodes: 100, Asks: 2000, Apps: 2, Queues: 1}, {Nodes: 100, Asks: 2000, Apps: 100, Queues: 10, Mixed: true}}
 	} else {
 		for _, sc := range bench.Scenarios() {
-			if (*nodes == 0 || sc.Nodes == *nodes) && (*asks == 0 || sc.Asks == *asks) {
+			if (*nodes == 0 || sc.Nodes == *nodes) && (*asks == 0 || sc.Asks == *asks) && (*apps == 0 || sc.Apps == *apps) {
 				scs = append(scs, sc)
 			}
 		}
@@ -56,8 +64,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	for _, sc := range scs {
+	for i, sc := range scs {
+		if *cpuprof != "" || *memprof != "" {
+			bench.Measure = profiler(profileName(*cpuprof, i, len(scs)), profileName(*memprof, i, len(scs)), stderr)
+		}
 		r, err := bench.Run(sc)
+		bench.Measure = nil
 		if err != nil {
 			fmt.Fprintf(stderr, "paddock bench: %s: %v\n", sc.Name(), err)
 			return 2
@@ -68,4 +80,62 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// profileName is the profile file of scenario i of n: name itself for a
+// single scenario, else with i+1 before the extension ("" stays "").
+func profileName(name string, i, n int) string {
+	if name == "" || n == 1 {
+		return name
+	}
+	ext := filepath.Ext(name)
+	return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), i+1, ext)
+}
+
+// profiler returns the bench.Measure hook that profiles one scenario's
+// measured part: CPU into cpu, allocations into mem and mem.base (either
+// may be "").
+func profiler(cpu, mem string, stderr io.Writer) func() func() {
+	return func() func() {
+		var cpuFile *os.File
+		if cpu != "" {
+			f, err := os.Create(cpu)
+			if err == nil {
+				err = pprof.StartCPUProfile(f)
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "paddock bench: cpu profile: %v\n", err)
+			} else {
+				cpuFile = f
+			}
+		}
+		if mem != "" {
+			runtime.MemProfileRate = 1
+			writeHeap(mem+".base", stderr)
+		}
+		return func() {
+			if cpuFile != nil {
+				pprof.StopCPUProfile()
+				cpuFile.Close()
+			}
+			if mem != "" {
+				writeHeap(mem, stderr)
+				runtime.MemProfileRate = 512 * 1024
+			}
+		}
+	}
+}
+
+// writeHeap writes the allocations profile to name (after a collection:
+// the profile shows allocations as of the last one).
+func writeHeap(name string, stderr io.Writer) {
+	runtime.GC()
+	f, err := os.Create(name)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "paddock bench: memory profile: %v\n", err)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -26,5 +27,24 @@ func TestBenchQuick(t *testing.T) {
 	}
 	if code := run([]string{"bench", "-nodes", "7"}, &out, &errb); code != 1 {
 		t.Fatalf("no matching scenario: exit %d", code)
+	}
+}
+
+// TestBenchProfiles checks -cpuprofile and -memprofile write one profile
+// per scenario, numbered when there are several.
+func TestBenchProfiles(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "-quick", "-cpuprofile", dir + "/cpu.pprof", "-memprofile", dir + "/mem.pprof"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, f := range []string{"cpu-1.pprof", "cpu-2.pprof", "mem-1.pprof", "mem-1.pprof.base", "mem-2.pprof", "mem-2.pprof.base"} {
+		st, err := os.Stat(dir + "/" + f)
+		if err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v (size %v)", f, err, st)
+		}
+	}
+	if got := profileName("cpu.pprof", 0, 1); got != "cpu.pprof" {
+		t.Fatalf("one scenario: %s", got)
 	}
 }

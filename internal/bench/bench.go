@@ -200,6 +200,12 @@ func waitFor(what string, cond func() bool, c *counter) error {
 // Run executes one scenario and returns what it measured.
 func Run(sc Scenario) (Result, error) { return RunWith(sc, nil) }
 
+// Measure, when not nil, is called as the clock starts (after the nodes,
+// applications and asks are built) and the function it returns as the
+// clock stops: `paddock bench -cpuprofile` profiles only the measured
+// part of each scenario with it.
+var Measure func() (stop func())
+
 // RunWith is Run with setup applied to the service before the RM
 // registers (to install hooks, for instance); setup may be nil.
 func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
@@ -259,6 +265,10 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	withAsks := liveHeap()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	stop := func() {}
+	if Measure != nil {
+		stop = Measure()
+	}
 	start, cpu := time.Now(), cpuTime()
 	for _, r := range reqs {
 		svc.UpdateAllocation(r)
@@ -266,10 +276,12 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	select {
 	case <-c.done:
 	case <-time.After(5 * time.Minute):
+		stop()
 		return Result{}, fmt.Errorf("bench: %d of %d allocated after 5 minutes (rejected %d)", c.allocated.Load(), sc.Asks, c.rejected.Load())
 	}
 	elapsed, cpu := time.Since(start), cpuTime()-cpu
 	runtime.ReadMemStats(&after)
+	stop()
 	n := c.allocated.Load()
 	end := liveHeap()
 	runtime.KeepAlive(reqs)

@@ -158,11 +158,12 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 }
 
 func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
+	in := askIntake{s: s, rmID: req.RmID}
 	for i, x := range req.Allocations {
 		if x == nil {
 			continue
 		}
-		if err := s.addAllocation(req.RmID, x, now); err != nil {
+		if err := in.add(x, now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
 		}
@@ -175,12 +176,57 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 	}
 }
 
-func (s *Service) addAllocation(rmID string, x *si.Allocation, now time.Time) error {
-	p, err := s.eng.Partition(rmID, x.PartitionName)
+// askIntake takes in the asks and allocations of one request. The asks of
+// a request usually name one partition and often share one SI resource
+// message (an RM that builds one per shape): it keeps the last partition
+// and the last message's vector rather than looking them up per ask.
+// Nothing between two asks of a request (a pass, cut) removes a partition
+// or changes a registry, so both stay valid for the request.
+type askIntake struct {
+	s    *Service
+	rmID string
+	// part is the partition of the last partition name (part.name).
+	part struct {
+		ok   bool
+		name string
+		p    *partition.Partition
+	}
+	// res is the last resource message converted and vec its vector.
+	res *si.Resource
+	vec resource.Vector
+}
+
+// partition is the partition named name.
+func (in *askIntake) partition(name string) (*partition.Partition, error) {
+	if in.part.ok && in.part.name == name {
+		return in.part.p, nil
+	}
+	p, err := in.s.eng.Partition(in.rmID, name)
+	if err != nil {
+		return nil, err
+	}
+	in.part.ok, in.part.name, in.part.p = true, name, p
+	return p, nil
+}
+
+// vector converts r.
+func (in *askIntake) vector(r *si.Resource) (resource.Vector, error) {
+	if r != nil && r == in.res {
+		return in.vec, nil
+	}
+	v, err := in.s.vector(in.rmID, r)
+	if err == nil && r != nil {
+		in.res, in.vec = r, v
+	}
+	return v, err
+}
+
+func (in *askIntake) add(x *si.Allocation, now time.Time) error {
+	p, err := in.partition(x.PartitionName)
 	if err != nil {
 		return err
 	}
-	res, err := s.vector(rmID, x.ResourcePerAlloc)
+	res, err := in.vector(x.ResourcePerAlloc)
 	if err != nil {
 		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 	}

@@ -17,9 +17,9 @@ import (
 // hears Accepted, then the allocations, then Running).
 func (s *Service) deliver(now time.Time, pushEvents bool) {
 	s.batching.delivered()
-	for _, id := range s.eng.RMs() {
+	for _, rm := range s.eng.Registered() {
+		id := rm.ID
 		defer s.pushEvents(id, now, pushEvents)
-		rm, _ := s.eng.RM(id)
 		boxes := rm.Drain()
 		if o := s.pending[id]; o != nil && !o.Empty() {
 			boxes = append([]partition.Outbox{o.Take()}, boxes...)

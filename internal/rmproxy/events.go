@@ -95,16 +95,22 @@ func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
 	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
 }
 
-// bufferEvent is the engine's event sink for one RM. A record without a
-// time (the engine leaves it to the sink where its call has none) gets the
-// present time, the time it happened: the RM and the event history see
-// the same.
-func (s *Service) bufferEvent(rmID string, r event.Record) {
+// eventSink is the engine's event sink for one registration of an RM: it
+// buffers each record in the RM's buffer (bufferEvent), both the buffer
+// and the registration's registry looked up once.
+func (s *Service) eventSink(rmID string) func(event.Record) {
+	b, reg := s.eventBufferOf(rmID), s.eng.Registry(rmID)
+	return func(r event.Record) { s.bufferEvent(rmID, b, reg, r) }
+}
+
+// bufferEvent buffers a record of RM rmID in b, its buffer; reg is the
+// registry of the registration that made it. A record without a time (the
+// engine leaves it to the sink where its call has none) gets the present
+// time, the time it happened: the RM and the event history see the same.
+func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registry, r event.Record) {
 	if r.Time == 0 {
 		r.Time = s.clk.Now().UnixNano()
 	}
-	b := s.eventBufferOf(rmID)
-	reg := s.eng.Registry(rmID)
 	if b.reg != reg {
 		// the RM registered again: what it buffered before is named by
 		// the registry of its previous registration

@@ -15,7 +15,6 @@ import (
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
-	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 )
@@ -260,7 +259,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
 		rmID := req.RmID
-		s.eng.SetEventSink(rmID, func(r event.Record) { s.bufferEvent(rmID, r) })
+		s.eng.SetEventSink(rmID, s.eventSink(rmID))
 		s.applyEventCapacity(rmID, req.ExtraConfig)
 		if s.noReserve {
 			s.applyReservations()

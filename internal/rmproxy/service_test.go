@@ -400,8 +400,9 @@ func TestEventBufferKeepsNewest(t *testing.T) {
 	for i := range EventCapacity + 10 {
 		recs = append(recs, event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
+	sink := s.eventSink("rm")
 	for _, r := range recs {
-		s.bufferEvent("rm", r)
+		sink(r)
 	}
 	b := s.events["rm"]
 	got := b.take()
@@ -420,7 +421,7 @@ func TestEventRequestCapacity(t *testing.T) {
 	}
 	s.events["rm"].take() // the root queue's creation
 	for i := range 8 {
-		s.bufferEvent("rm", event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
+		s.eventSink("rm")(event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
 	b := s.events["rm"]
 	if b.n != 5 || b.dropped != 3 {

@@ -24,6 +24,9 @@ import (
 // Engine is the scheduler core.
 type Engine struct {
 	rms map[string]*RM
+	// sorted are the RMs of rms in ID order (the per-pass loops read it
+	// rather than sorting the IDs every time)
+	sorted []*RM
 	// registrations counts the RM IDs ever registered; it gives RM.Order.
 	registrations uint64
 	// typeLimit is the resource type limit of registries made from now
@@ -114,7 +117,8 @@ type RM struct {
 	Config      *config.SchedulerConfig
 	Extra       map[string]string
 	partitions  map[string]*partition.Partition
-	names       []string // partition names, sorted
+	names       []string               // partition names, sorted
+	parts       []*partition.Partition // the partitions in names order
 	// reg interns the RM's resource names, shared by its partitions; a
 	// new registration starts a new one.
 	reg       *resource.Registry
@@ -186,6 +190,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		rm.names = append(rm.names, pc.Name)
 	}
 	slices.Sort(rm.names)
+	rm.sortParts()
 	rm.applyExtra()
 	if old, ok := e.rms[id]; ok {
 		rm.Order = old.Order
@@ -194,7 +199,26 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		rm.Order = e.registrations
 	}
 	e.rms[id] = rm // replaces (and so wipes) a previous registration
+	// a new slice: a caller may still range over the old one
+	sorted := make([]*RM, 0, len(e.rms))
+	for _, id := range e.RMs() {
+		sorted = append(sorted, e.rms[id])
+	}
+	e.sorted = sorted
 	return nil
+}
+
+// Registered returns the registered resource managers in ID order. The
+// slice is the engine's own and changes with the next registration: do
+// not modify or keep it.
+func (e *Engine) Registered() []*RM { return e.sorted }
+
+// sortParts lists the partitions in names order.
+func (rm *RM) sortParts() {
+	rm.parts = make([]*partition.Partition, 0, len(rm.names))
+	for _, n := range rm.names {
+		rm.parts = append(rm.parts, rm.partitions[n])
+	}
 }
 
 // MaxRMIDLength is the longest resource manager ID.
@@ -335,6 +359,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		rm.names = append(rm.names, n)
 	}
 	slices.Sort(rm.names)
+	rm.sortParts()
 	rm.Config = cfg
 	return nil
 }
@@ -344,8 +369,8 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 // number of allocations made.
 func (e *Engine) Step(now time.Time) int {
 	made := 0
-	for _, id := range e.RMs() {
-		for _, p := range e.rms[id].Partitions() {
+	for _, rm := range e.sorted {
+		for _, p := range rm.parts {
 			p.Tick(now)
 			made += p.Schedule(now)
 		}
@@ -363,7 +388,7 @@ func (rm *RM) Drain() []partition.Outbox {
 		}
 	}
 	rm.removed = nil
-	for _, p := range rm.Partitions() {
+	for _, p := range rm.parts {
 		if !p.Out.Empty() {
 			out = append(out, p.Out.Take())
 		}
@@ -389,8 +414,8 @@ func (e *Engine) Verify() error {
 // no input, a step before NextTimer decides nothing, so a virtual-time
 // driver may skip to the next input or timer.
 func (e *Engine) Dirty() bool {
-	for _, id := range e.RMs() {
-		for _, p := range e.rms[id].Partitions() {
+	for _, rm := range e.sorted {
+		for _, p := range rm.parts {
 			if p.Dirty() {
 				return true
 			}

@@ -80,7 +80,10 @@ type App struct {
 	classes   map[classKey]*class
 	// spare is the last class that emptied, kept for the next new class
 	// (an application fed and drained in turns reuses one class)
-	spare    *class
+	spare *class
+	// last is the class the latest ask joined (in classes under its key,
+	// or nil)
+	last     *class
 	heap     classHeap
 	deferred []*class
 	prio     map[int32]int
@@ -171,7 +174,12 @@ func (a *App) AddAsk(x *Allocation) error {
 
 func (a *App) enqueue(x *Allocation) {
 	k := keyOf(x)
-	c := a.classes[k]
+	// asks of one shape come in runs: compare with the last class before
+	// hashing the key
+	c := a.last
+	if c == nil || c.key != k {
+		c = a.classes[k]
+	}
 	switch {
 	case c == nil && a.spare != nil:
 		c, a.spare = a.spare, nil
@@ -184,6 +192,7 @@ func (a *App) enqueue(x *Allocation) {
 	case c == a.spare:
 		a.spare = nil
 	}
+	a.last = c
 	wasEmpty := c.live == 0
 	var oldHead *Allocation
 	if !wasEmpty {
@@ -218,6 +227,9 @@ func (a *App) dequeue(x *Allocation) {
 		a.dropDeferred(c)
 		if a.spare != nil {
 			delete(a.classes, a.spare.key)
+			if a.last == a.spare {
+				a.last = nil
+			}
 		}
 		c.reset()
 		a.spare = c

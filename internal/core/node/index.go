@@ -261,17 +261,21 @@ func fits(ask, avail *resource.Vector, w int) bool {
 
 // pull recomputes t's subtree maximum over the first w types (the others
 // are zero, or MinInt64 for ineligible nodes, and never fit a request).
+// Types from w on are not copied either: no lookup reads them (beyond
+// answers asks that need them), and widen repulls every entry.
 func (t *tnode) pull(w int) {
-	a := &t.agg
-	*a = t.avail
+	a, v := t.agg[:w], t.avail[:w]
+	copy(a, v)
 	if l := t.left; l != nil {
-		for i := range w {
-			a[i] = max(a[i], l.agg[i])
+		la := l.agg[:w]
+		for i := range a {
+			a[i] = max(a[i], la[i])
 		}
 	}
 	if r := t.right; r != nil {
-		for i := range w {
-			a[i] = max(a[i], r.agg[i])
+		ra := r.agg[:w]
+		for i := range a {
+			a[i] = max(a[i], ra[i])
 		}
 	}
 }

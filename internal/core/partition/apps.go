@@ -229,7 +229,11 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 		return err
 	}
 	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
-	p.users.Pending(a.User, a.Group, a.ID) // listed in its user's view from now
+	if a.PendingCount() == 1 {
+		// listed in its user's view from now; an application with asks
+		// pending before this one is listed already (or running)
+		p.users.Pending(a.User, a.Group, a.ID)
+	}
 	delete(p.completing, a.ID)
 	switch a.State {
 	case app.New, app.Resuming, app.Completing:

@@ -23,7 +23,9 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 		leaf.count(p, n)
 	}
 	leaf.placeApp(a)
-	leaf.refreshPath()
+	// shares follow Allocated only: a change of pending alone (an ask
+	// taken in) leaves them as they are
+	leaf.refresh(dAlloc != resource.Vector{})
 }
 
 // count adds n to the number of pending entries at priority p, keeping
@@ -72,11 +74,18 @@ func (leaf *Queue) placeApp(a *app.App) {
 
 // refreshPath recomputes priority and share from q up to the root and
 // fixes each queue's position in its parent's ordering.
-func (q *Queue) refreshPath() {
+func (q *Queue) refreshPath() { q.refresh(true) }
+
+// refresh is refreshPath; shares are recomputed only when share is set
+// (Allocated changed on the path since the last refresh).
+func (q *Queue) refresh(share bool) {
 	for x := q; x != nil; x = x.Parent {
 		old := x.prio
 		x.prio = x.priorityAfterPolicy(x.maxPrio)
-		x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
+		if share {
+			x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
+		}
+		x.pendW = pendingWeight(x)
 		p := x.Parent
 		if p == nil {
 			return

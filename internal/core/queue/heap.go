@@ -26,12 +26,13 @@ func (h *queueHeap) less(a, b *Queue) bool {
 		return a.prio > b.prio
 	}
 	// larger pending first: compare the dominant pending component sums
-	if pa, pb := pendingWeight(a), pendingWeight(b); pa != pb {
-		return pa > pb
+	if a.pendW != b.pendW {
+		return a.pendW > b.pendW
 	}
 	return a.Name < b.Name
 }
 
+// pendingWeight is the sum of q's pending components (kept in pendW).
 func pendingWeight(q *Queue) int64 {
 	var s int64
 	for _, v := range q.Pending {

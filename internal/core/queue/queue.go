@@ -71,9 +71,12 @@ type Queue struct {
 	apps     map[string]*app.App
 
 	// ordering state
-	index       int // position in the parent's child heap, -1 when not in it
-	deferred    bool
-	share       float64
+	index    int // position in the parent's child heap, -1 when not in it
+	deferred bool
+	share    float64
+	// pendW is pendingWeight of Pending as of the last refresh: the
+	// child heap's tie-breaker, summed once per change, not per comparison
+	pendW       int64
 	prio        int32
 	prios       map[int32]int // leaf: pending asks per priority; parent: children per priority
 	pendingAsks int

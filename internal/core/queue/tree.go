@@ -324,6 +324,7 @@ func (t *Tree) refreshWith(recount bool) {
 		q.maxPrio = maxKey(q.prios)
 		q.prio = q.priorityAfterPolicy(q.maxPrio)
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
+		q.pendW = pendingWeight(q)
 		if p := q.Parent; p != nil && q.pendingAsks > 0 && !q.deferred {
 			p.kids.push(q)
 		}

@@ -256,3 +256,32 @@ func TestIndexNewResourceTypeLater(t *testing.T) {
 		t.Fatalf("First(type 9) = %s, want none", id(f))
 	}
 }
+
+// TestLessOrdersLikeIDs checks that the packed ID prefix orders equal keys
+// exactly as the IDs compare: IDs of every length around 16 bytes, shared
+// prefixes, zero bytes and high bytes.
+func TestLessOrdersLikeIDs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	alphabet := []byte{0, 1, 'a', 'b', 0x7f, 0x80, 0xff}
+	id := func() string {
+		b := make([]byte, rng.IntN(20))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	entry := func(s string) *tnode {
+		e := &tnode{node: &Node{ID: s}}
+		e.id0, e.id1 = idPrefix(s)
+		return e
+	}
+	for range 200000 {
+		a, b := id(), id()
+		if rng.IntN(4) == 0 { // b extends a
+			b = a + b
+		}
+		if got, want := less(entry(a), entry(b)), a < b; got != want {
+			t.Fatalf("less(%q, %q) = %v, want %v", a, b, got, want)
+		}
+	}
+}

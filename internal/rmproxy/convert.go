@@ -163,6 +163,7 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
 		if x == nil {
 			continue
 		}
+		in.left = len(req.Allocations) - i
 		if err := in.add(x, now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
@@ -194,6 +195,28 @@ type askIntake struct {
 	// res is the last resource message converted and vec its vector.
 	res *si.Resource
 	vec resource.Vector
+	// left counts the request's items from the one taken in on; blk is
+	// the rest of the block new asks and allocations are made in
+	left int
+	blk  []app.Allocation
+}
+
+// allocBlock is how many asks of one request share one heap object: one
+// object per ask was the largest count of objects per decision (and of
+// the garbage collector's work). A block stays in memory while any of its
+// allocations does; the asks of one request usually come and go together
+// (a job's tasks), and an RM sending one ask per request gets one object
+// per ask as before.
+const allocBlock = 32
+
+// newAllocation returns a zero allocation from the request's block.
+func (in *askIntake) newAllocation() *app.Allocation {
+	if len(in.blk) == 0 {
+		in.blk = make([]app.Allocation, min(max(in.left, 1), allocBlock))
+	}
+	x := &in.blk[0]
+	in.blk = in.blk[1:]
+	return x
 }
 
 // partition is the partition named name.
@@ -252,21 +275,17 @@ func (in *askIntake) add(x *si.Allocation, now time.Time) error {
 			return nil
 		}
 	}
-	al := &app.Allocation{
-		Key:          x.AllocationKey,
-		AppID:        x.ApplicationID,
-		NodeID:       x.NodeID,
-		Res:          res,
-		Priority:     x.Priority,
-		Placeholder:  x.Placeholder,
-		TaskGroup:    x.TaskGroupName,
-		Originator:   x.Originator,
-		Tags:         x.AllocationTags,
-		RequiredNode: requiredNode(x.AllocationTags),
-		PreemptSelf:  true,
-		PreemptOther: true,
-		Origin:       x,
-	}
+	// fields set one by one: the block is zeroed already, and a literal
+	// would be built and then copied whole
+	al := in.newAllocation()
+	al.Key, al.AppID, al.NodeID = x.AllocationKey, x.ApplicationID, x.NodeID
+	al.Res = res
+	al.Priority = x.Priority
+	al.Placeholder, al.TaskGroup, al.Originator = x.Placeholder, x.TaskGroupName, x.Originator
+	al.Tags = x.AllocationTags
+	al.RequiredNode = requiredNode(x.AllocationTags)
+	al.PreemptSelf, al.PreemptOther = true, true
+	al.Origin = x
 	if pp := x.PreemptionPolicy; pp != nil {
 		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
 	}

@@ -64,6 +64,9 @@ type App struct {
 	// Deferred is set while the scheduling pass skips the app; the queue
 	// package owns it.
 	Deferred bool
+	// CountedRunning is set while the app counts in its queues'
+	// RunningApps (reference §2.6); the partition owns it.
+	CountedRunning bool
 
 	// TaskGroups holds the gang bookkeeping per task group.
 	TaskGroups map[string]*TaskGroup

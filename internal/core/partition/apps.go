@@ -353,20 +353,20 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 }
 
 func (p *Partition) markRunning(a *app.App, leaf *queue.Queue) {
-	if p.running[a.ID] {
+	if a.CountedRunning {
 		return
 	}
-	p.running[a.ID] = true
+	a.CountedRunning = true
 	for q := leaf; q != nil; q = q.Parent {
 		q.RunningApps++
 	}
 }
 
 func (p *Partition) unmarkRunning(a *app.App, leaf *queue.Queue) {
-	if !p.running[a.ID] {
+	if !a.CountedRunning {
 		return
 	}
-	delete(p.running, a.ID)
+	a.CountedRunning = false
 	for q := leaf; q != nil; q = q.Parent {
 		q.RunningApps--
 	}

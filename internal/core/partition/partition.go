@@ -40,8 +40,6 @@ type Partition struct {
 	stale map[*node.Node]struct{}
 	tree  *queue.Tree
 	apps  map[string]*app.App
-	// running marks applications counted in their queues' RunningApps.
-	running map[string]bool
 	// completing holds the deadline of every Completing application.
 	completing map[string]time.Time
 	// done holds Completed, Failed and Rejected applications until they
@@ -144,7 +142,6 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		index:       node.NewIndex(policyOf(pc), w),
 		tree:        tree,
 		apps:        map[string]*app.App{},
-		running:     map[string]bool{},
 		completing:  map[string]time.Time{},
 		done:        map[string]doneApp{},
 		gangTimers:  map[string]time.Time{},

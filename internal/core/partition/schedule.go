@@ -118,7 +118,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			t.SkipApp(leaf, a)
 			continue
 		}
-		if !p.running[a.ID] {
+		if !a.CountedRunning {
 			if ok, why := p.users.CanRunApp(a.User, a.Group, a.QueuePath, a.ID); !ok {
 				a.SetWhyAll(app.Reason{Kind: app.UserLimit, Object: why})
 				p.cannotRun(a, &a.CannotRunQuota, true, event.AppCannotRunQuota, now)
@@ -156,12 +156,14 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
-		if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has && x.Victims > 0 {
-			// a preempting ask waits for its victims' node, which it
-			// holds; tryReserved places it there once they are gone
-			a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: r.node.ID})
-			p.deferAsk(&s, a, x)
-			continue
+		if x.Victims > 0 {
+			if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has {
+				// a preempting ask waits for its victims' node, which it
+				// holds; tryReserved places it there once they are gone
+				a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: r.node.ID})
+				p.deferAsk(&s, a, x)
+				continue
+			}
 		}
 		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
@@ -268,7 +270,7 @@ func (p *Partition) descend() *queue.Queue {
 // application from starting, or nil when it is running already or may
 // start (reference §2.6).
 func (p *Partition) blockingMaxApps(a *app.App, leaf *queue.Queue) *queue.Queue {
-	if p.running[a.ID] {
+	if a.CountedRunning {
 		return nil
 	}
 	for q := leaf; q != nil; q = q.Parent {

@@ -14,9 +14,11 @@ import (
 // on the whole path, the queue priorities and both orderings up to date.
 // The application's own state must already reflect the change.
 func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n int) {
+	// the deltas touch two or three types: add only those on each level
+	mAlloc, mPend := dAlloc.Support(), dPend.Support()
 	for x := leaf; x != nil; x = x.Parent {
-		x.Allocated.Inc(dAlloc)
-		x.Pending.Inc(dPend)
+		x.Allocated.IncOn(&dAlloc, mAlloc)
+		x.Pending.IncOn(&dPend, mPend)
 		x.pendingAsks += n
 	}
 	if n != 0 {
@@ -25,7 +27,7 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.placeApp(a)
 	// shares follow Allocated only: a change of pending alone (an ask
 	// taken in) leaves them as they are
-	leaf.refresh(dAlloc != resource.Vector{})
+	leaf.refresh(mAlloc != 0)
 }
 
 // count adds n to the number of pending entries at priority p, keeping

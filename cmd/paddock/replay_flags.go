@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/replay"
@@ -24,6 +25,9 @@ type replayFlags struct {
 	latency           *time.Duration
 	taskLatency       *time.Duration
 	prodTaskLatency   *time.Duration
+	tailP90           *time.Duration
+	tailTiers         *string
+	tailMax           *time.Duration
 	quiet             *bool
 }
 
@@ -43,6 +47,9 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		prodMem:         fs.Float64("prod-reserve-mem", replay.DefaultProdReservation.Mem, "reclaim model: share of a prod task's memory request it asks for"),
 		taskLatency:     fs.Duration("task-latency", 0, fmt.Sprintf("spacing of one job's tasks on their way to the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultTaskLatency)),
 		prodTaskLatency: fs.Duration("prod-task-latency", 0, fmt.Sprintf("spacing of one prod (production, monitoring) job's tasks (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultProdTaskLatency)),
+		tailP90:         fs.Duration("tail-p90", 0, fmt.Sprintf("reclaim model: p90 of the latency of the -tail-tiers' tasks, lognormal with median -submit-latency (0: the default, %s; negative: no tail)", replay.DefaultTailP90)),
+		tailMax:         fs.Duration("tail-max", 0, fmt.Sprintf("reclaim model: longest tail latency (0: the default, %s; negative: no maximum)", replay.DefaultTailMax)),
+		tailTiers:       fs.String("tail-tiers", strings.Join(replay.DefaultTailTiers, ","), "reclaim model: tiers whose tasks have the latency tail (comma-separated; \"\" none)"),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
@@ -52,8 +59,15 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
 	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax}
 	var err error
+	if opts.TailTiers, err = replay.ParseTiers(*f.tailTiers); err != nil {
+		fmt.Fprintf(stderr, "paddock %s: -tail-tiers: %v\n", cmd, err)
+		return opts, exitUsage
+	}
+	if opts.TailTiers == nil {
+		opts.TailTiers = []string{}
+	}
 	if opts.Model, err = replay.ParseModel(*f.model); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: %v\n", cmd, err)
 		return opts, exitUsage

@@ -157,6 +157,7 @@ func (o *Options) setModelDefaults() {
 		if o.NonProdReservation == (Reservation{}) {
 			o.NonProdReservation = DefaultNonProdReservation
 		}
+		o.setTailDefaults()
 	}
 	if o.MemOvercommit <= 0 {
 		o.MemOvercommit = DefaultMemOvercommit
@@ -180,7 +181,7 @@ func (o *Options) ModelString() string {
 	if o.Model == ModelLimits {
 		return fmt.Sprintf("limits: every task asks for its request; node CPU x%g, memory x%g", o.CPUOvercommit, o.MemOvercommit)
 	}
-	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s)",
+	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s); %s",
 		o.ProdReservation.CPU, o.ProdReservation.Mem, o.NonProdReservation.CPU, o.NonProdReservation.Mem, o.CPUOvercommit, o.MemOvercommit,
-		fmtD(max(0, o.SubmitLatency)), fmtD(max(0, o.TaskLatency)), fmtD(max(0, o.ProdTaskLatency)))
+		fmtD(max(0, o.SubmitLatency)), fmtD(max(0, o.TaskLatency)), fmtD(max(0, o.ProdTaskLatency)), o.tailString())
 }

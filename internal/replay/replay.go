@@ -111,6 +111,17 @@ type Options struct {
 	// ProdTaskLatency is TaskLatency for the prod tiers' jobs (the reclaim
 	// model's default DefaultProdTaskLatency; negative: none).
 	ProdTaskLatency time.Duration
+	// TailP90 is the p90 of the submission latency of the tiers in
+	// TailTiers, lognormal with median SubmitLatency (see tail.go; the
+	// reclaim model's default DefaultTailP90; negative or not above
+	// SubmitLatency: no tail, every task waits SubmitLatency).
+	TailP90 time.Duration
+	// TailMax caps the tail latency (the reclaim model's default
+	// DefaultTailMax; negative: no cap).
+	TailMax time.Duration
+	// TailTiers names the tiers with the latency tail (nil:
+	// DefaultTailTiers; empty: none).
+	TailTiers []string
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -137,6 +148,8 @@ type Options struct {
 	// Context, when set, stops the replay when it is done (Run returns
 	// its error).
 	Context context.Context
+
+	tail [5]bool // TailTiers by tier index
 
 	// tickIdle cycles at every interval even when nothing can happen (the
 	// replay before idle skipping; tests compare the two).

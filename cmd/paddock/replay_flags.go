@@ -15,6 +15,7 @@ import (
 // whatif share.
 type replayFlags struct {
 	trace, start, end *string
+	warmup            *bool
 	interval          *time.Duration
 	overcommit        *float64
 	memOvercommit     *float64
@@ -34,7 +35,8 @@ type replayFlags struct {
 func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 	return &replayFlags{
 		trace:           fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
-		start:           fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
+		start:           fs.String("start", "", "count delays from this trace time (seconds or duration); the events before are replayed as a warm-up (see -warmup)"),
+		warmup:          fs.Bool("warmup", true, "with -start: replay the events before -start so the cell is in the trace's state there (false: skip them, faster, but tasks running at trace start never end before -start and those submitted before it never run)"),
 		end:             fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
 		interval:        fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
 		quiet:           fs.Bool("quiet", false, "no progress output"),
@@ -57,7 +59,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 // options checks the flags and turns them into replay options. On a
 // problem it says so on stderr and returns the exit code.
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
-	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
+	opts := replay.Options{Trace: *f.trace, Warmup: *f.warmup, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
 		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax}
 	var err error

@@ -168,7 +168,7 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 			return
 		}
 		t.traceRun = now
-		if t.traceSubmit > 0 {
+		if t.traceSubmit > 0 && t.traceSubmit >= s.opts.Start {
 			s.stats.traceDelay(t.tier, now-t.traceSubmit)
 			t.traceSubmit = -1 // one delay per submission
 		}

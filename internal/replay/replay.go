@@ -79,6 +79,13 @@ type Options struct {
 	Config string
 	// Start and End bound the replayed trace time (End 0: everything).
 	Start, End time.Duration
+	// Warmup replays the events before Start too, so the cell is in the
+	// trace's state at Start, and counts only the delays of tasks
+	// submitted from Start on. Without it the replay skips them: the
+	// tasks running at trace start then never end before Start and the
+	// tasks submitted before it never run, so the cell at Start is not
+	// the trace's.
+	Warmup bool
 	// Interval is the trace time between scheduling cycles (default 1 s).
 	Interval time.Duration
 	// CPUScale and MemScale turn the trace's normalised capacities and
@@ -369,7 +376,7 @@ func (s *sim) loop(st *borg.Stream) error {
 			return fmt.Errorf("replay: %w", err)
 		}
 		t := time.Duration(ev.Time) * time.Microsecond
-		if t < s.opts.Start && t > 0 {
+		if t < s.opts.Start && t > 0 && !s.opts.Warmup {
 			continue
 		}
 		if next < 0 {

@@ -30,8 +30,20 @@
 // default (ModelReclaim) prod tiers their requests and non-prod tiers an
 // estimated reservation, after a submission latency, as Borg schedules
 // non-prod work in resources reclaimed from what prod reserved but does
-// not use; ModelLimits is the replay before the model. Its parameters are
-// assumptions calibrated on the bundled 2011 window.
+// not use; ModelLimits is the replay before the model. The reclaim model
+// also gives the mid, production and monitoring tiers a latency tail
+// (tail.go): the 2011 cell takes half a minute or more to place a tenth
+// of its production tasks while it has room for them. Its parameters are
+// assumptions, set from the bundled 2011 cell's figures and checked on all
+// its windows and on generated 2019-format cells.
+//
+// # Windows
+//
+// Options.Start opens a window later in the trace. With Options.Warmup
+// the events before it are replayed first, so the cell at Start is the
+// trace's, and only the delays of tasks submitted from Start count;
+// without it they are skipped (the tasks running at trace start then
+// never end before Start).
 //
 // On 2019 traces a job Borg's batch scheduler QUEUEs reaches the scheduler
 // only at the trace's ENABLE (gate.go), in either model.

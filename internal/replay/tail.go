@@ -15,7 +15,7 @@ import (
 // wait more than half a minute (p90 of all bundled events 38 s), whatever
 // the size of their job (p90 25 s for single-task jobs, 31 s for jobs of
 // 2-9 tasks, 27 s for 10-99), while the cell has room for them (the
-// replay, charging them their limits, places them within 2 s). The wait
+// replay, charging them their limits, places nine in ten within 2 s). The wait
 // goes with latency sensitivity: the trace's scheduling class 3 ("more
 // latency-sensitive", Reiss et al., trace format + schema, 2011) has a
 // production p50 of 29 s, classes 0-1 of 1.6 s. Borg gives prod work its
@@ -32,9 +32,9 @@ import (
 // Assumptions: the lognormal shape, and the 2019 mid band (116-119,
 // absent from the 2011 trace) waiting like production. TailP90 (25 s)
 // sits between the production p90s the 2011 cell shows on the bundled
-// windows it has (3.5 s on the second shard alone, 28 s on the default
-// 93 minutes, 38 s on all bundled events): one value for every window,
-// not fitted to one. TailMax (90 s) cuts the lognormal's far tail (its
+// windows (3 s on the second shard alone, 28 s on the default 93 minutes,
+// 38 s on all bundled events, 57 s from 1 h to 2 h): one value for every
+// window, not fitted to one. TailMax (90 s) cuts the lognormal's far tail (its
 // p99 would be nearly 6 minutes, a 0.1% of tasks over half an hour): the
 // cell's longest production wait on all bundled events is 89 s, its p99
 // 79 s.

@@ -89,8 +89,9 @@ const DefaultTaskLatency = 2 * time.Millisecond
 // to place are mostly those of jobs submitted many tasks at once (128
 // tasks of one job over 14-88 s, 0.6 s a task; 40 of another over 2-45 s,
 // 1.1 s a task), as Borg places prod tasks with more care (spread across
-// failure domains, Verma et al. 2015 §3.2). 500 ms reproduces the bundled
-// window's production p90 (10 s against the trace's 28 s; 2 s without),
+// failure domains, Verma et al. 2015 §3.2). Without the latency tail
+// (tail.go), 500 ms brings the bundled window's production p90 to 10 s
+// against the trace's 28 s (2 s without),
 // but a fixed pace per task does not carry over: on the default synthetic
 // 2019 cell, whose production jobs reach 5,000 tasks, it puts production's
 // p50 at 6 minutes against the trace's 2 s. So it is not the default.

@@ -168,7 +168,7 @@ type Options struct {
 	// its error).
 	Context context.Context
 
-	tail [5]bool // TailTiers by tier index
+	tail [5]bool // TailTiers by tier index (the five tiers of tiers.go)
 
 	// tickIdle cycles at every interval even when nothing can happen (the
 	// replay before idle skipping; tests compare the two).

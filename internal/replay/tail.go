@@ -15,32 +15,31 @@ import (
 // wait more than half a minute (p90 of all bundled events 38 s), whatever
 // the size of their job (p90 25 s for single-task jobs, 31 s for jobs of
 // 2-9 tasks, 27 s for 10-99), while the cell has room for them (the
-// replay, charging them their limits, places nine in ten within 2 s). The wait
-// goes with latency sensitivity: the trace's scheduling class 3 ("more
-// latency-sensitive", Reiss et al., trace format + schema, 2011) has a
-// production p50 of 29 s, classes 0-1 of 1.6 s. Borg gives prod work its
-// care: its scoring spreads a job's tasks across power and failure domains
-// and it may preempt lower-priority tasks to make room (Verma et al.,
-// EuroSys 2015, §3.2); the trace
-// records the resulting wait, not its cause, and the replay's scheduler
-// has neither step. The model draws it instead: a task of a tier in
-// TailTiers reaches the scheduler after a lognormal latency whose median
-// is SubmitLatency and whose p90 is TailP90 (a task that would draw less
-// than the median waits the median, the floor every tier has), at most
-// TailMax.
+// replay, charging them their limits, places nine in ten within 2 s). The
+// wait goes with latency sensitivity: the trace's scheduling class 3
+// ("more latency-sensitive", Reiss et al., trace format + schema, 2011)
+// has a production p50 of 29 s, classes 0-1 of 1.6 s. Borg gives prod
+// work care: its scoring spreads a job's tasks across power and failure
+// domains and it may preempt lower-priority tasks to make room (Verma et
+// al., EuroSys 2015, §3.2). The trace records the resulting wait, not its
+// cause, and the replay's scheduler has neither step, so the model draws
+// the wait: a task of a tier in TailTiers reaches the scheduler after a
+// lognormal latency whose median is SubmitLatency and whose p90 is
+// TailP90 (a task that would draw less than the median waits the median,
+// the floor every tier has), at most TailMax.
 //
 // Assumptions: the lognormal shape, and the 2019 mid band (116-119,
 // absent from the 2011 trace) waiting like production. TailP90 (25 s)
 // sits between the production p90s the 2011 cell shows on the bundled
 // windows (3 s on the second shard alone, 28 s on the default 93 minutes,
 // 38 s on all bundled events, 57 s from 1 h to 2 h): one value for every
-// window, not fitted to one. TailMax (90 s) cuts the lognormal's far tail (its
-// p99 would be nearly 6 minutes, a 0.1% of tasks over half an hour): the
-// cell's longest production wait on all bundled events is 89 s, its p99
-// 79 s.
+// window, not fitted to one. TailMax (90 s) cuts the lognormal's far tail
+// (its p99 would be nearly 6 minutes, and 0.1% of the tasks would wait
+// over half an hour): the cell's longest production wait on all bundled
+// events is 89 s, its p99 79 s.
 //
-// The draw is a function of the task's ask key (job, index, submission),
-// so a replay's decisions do not depend on the order of anything else.
+// The draw is a function of the task's ask key (job, index, submission
+// count), not of the order in which tasks arrive.
 
 // DefaultTailP90 is the reclaim model's p90 of the latency of the tiers in
 // DefaultTailTiers.

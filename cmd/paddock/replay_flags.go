@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/replay"
@@ -14,6 +15,7 @@ import (
 // whatif share.
 type replayFlags struct {
 	trace, start, end *string
+	warmup            *bool
 	interval          *time.Duration
 	overcommit        *float64
 	memOvercommit     *float64
@@ -24,13 +26,17 @@ type replayFlags struct {
 	latency           *time.Duration
 	taskLatency       *time.Duration
 	prodTaskLatency   *time.Duration
+	tailP90           *time.Duration
+	tailTiers         *string
+	tailMax           *time.Duration
 	quiet             *bool
 }
 
 func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 	return &replayFlags{
 		trace:           fs.String("trace", defaultTrace, "trace directory (2011 CSV or 2019 JSON export)"),
-		start:           fs.String("start", "", "skip trace events before this trace time (seconds or duration)"),
+		start:           fs.String("start", "", "count delays from this trace time (seconds or duration); the events before are replayed as a warm-up (see -warmup)"),
+		warmup:          fs.Bool("warmup", true, "with -start: replay the events before -start so the cell is in the trace's state there (false: skip them, faster, but tasks running at trace start never end before -start and those submitted before it never run)"),
 		end:             fs.String("end", "5598", "stop at this trace time (seconds or duration; 0 = end of the trace)"),
 		interval:        fs.Duration("interval", time.Second, "trace time between scheduling cycles"),
 		quiet:           fs.Bool("quiet", false, "no progress output"),
@@ -43,6 +49,9 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		prodMem:         fs.Float64("prod-reserve-mem", replay.DefaultProdReservation.Mem, "reclaim model: share of a prod task's memory request it asks for"),
 		taskLatency:     fs.Duration("task-latency", 0, fmt.Sprintf("spacing of one job's tasks on their way to the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultTaskLatency)),
 		prodTaskLatency: fs.Duration("prod-task-latency", 0, fmt.Sprintf("spacing of one prod (production, monitoring) job's tasks (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultProdTaskLatency)),
+		tailP90:         fs.Duration("tail-p90", 0, fmt.Sprintf("reclaim model: p90 of the latency of the -tail-tiers' tasks, lognormal with median -submit-latency (0: the default, %s; negative: no tail)", replay.DefaultTailP90)),
+		tailMax:         fs.Duration("tail-max", 0, fmt.Sprintf("reclaim model: longest tail latency (0: the default, %s; negative: no maximum)", replay.DefaultTailMax)),
+		tailTiers:       fs.String("tail-tiers", strings.Join(replay.DefaultTailTiers, ","), "reclaim model: tiers whose tasks have the latency tail (comma-separated; \"\" none)"),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
@@ -50,10 +59,17 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 // options checks the flags and turns them into replay options. On a
 // problem it says so on stderr and returns the exit code.
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
-	opts := replay.Options{Trace: *f.trace, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
+	opts := replay.Options{Trace: *f.trace, Warmup: *f.warmup, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax}
 	var err error
+	if opts.TailTiers, err = replay.ParseTiers(*f.tailTiers); err != nil {
+		fmt.Fprintf(stderr, "paddock %s: -tail-tiers: %v\n", cmd, err)
+		return opts, exitUsage
+	}
+	if opts.TailTiers == nil {
+		opts.TailTiers = []string{}
+	}
 	if opts.Model, err = replay.ParseModel(*f.model); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: %v\n", cmd, err)
 		return opts, exitUsage

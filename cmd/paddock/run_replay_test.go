@@ -30,6 +30,15 @@ func TestReplayCommand(t *testing.T) {
 	if code := run([]string{"replay", "-end", "soon"}, &out, &errb); code != exitUsage {
 		t.Fatalf("bad -end: exit %d", code)
 	}
+	errb.Reset()
+	if code := run([]string{"replay", "-tail-tiers", "production,prod"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `unknown tier "prod"`) {
+		t.Fatalf("bad -tail-tiers: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	code = run([]string{"replay", "-trace", "../../traces/google-2011-excerpt", "-start", "600", "-end", "605", "-html", "", "-quiet", "-tail-tiers", ""}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "no latency tail") || !strings.Contains(out.String(), "delays of the tasks submitted from 10m0s") {
+		t.Fatalf("-start with warm-up, no tail: exit %d:\n%s", code, out.String())
+	}
 	if code := run([]string{"replay", "extra"}, &out, &errb); code != exitUsage {
 		t.Fatalf("extra argument: exit %d", code)
 	}

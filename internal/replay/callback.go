@@ -27,9 +27,10 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		s.stats.pendingNow--
 		s.stats.running++
 		s.stats.Scheduled++
-		if t.submit > 0 {
+		if t.submit > 0 && t.submit >= s.opts.Start {
 			// submitted in the window: a delay to compare with the trace's
-			// (those pending at trace start waited for an unknown time)
+			// (those pending at trace start waited for an unknown time;
+			// those of a warm-up are not counted)
 			s.stats.delay(t.tier, s.now-t.submit)
 			s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
 		}

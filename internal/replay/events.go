@@ -168,7 +168,7 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 			return
 		}
 		t.traceRun = now
-		if t.traceSubmit > 0 {
+		if t.traceSubmit > 0 && t.traceSubmit >= s.opts.Start {
 			s.stats.traceDelay(t.tier, now-t.traceSubmit)
 			t.traceSubmit = -1 // one delay per submission
 		}
@@ -205,6 +205,9 @@ func (s *sim) send(t *task) {
 		// TaskLatency after the previous one
 		at := max(t.submit+s.opts.SubmitLatency, s.jobBusy[t.app])
 		s.jobBusy[t.app] = at + s.opts.taskLatency(t.tier)
+		// a task of a tail tier may take longer on its own, without
+		// holding back the job's next tasks (tail.go)
+		at += s.opts.tailExtra(t.tier, t.key)
 		t.held = true
 		s.relSeq++
 		heap.Push(&s.held, release{at: at, seq: s.relSeq, t: t, gen: t.gen})

@@ -30,8 +30,20 @@
 // default (ModelReclaim) prod tiers their requests and non-prod tiers an
 // estimated reservation, after a submission latency, as Borg schedules
 // non-prod work in resources reclaimed from what prod reserved but does
-// not use; ModelLimits is the replay before the model. Its parameters are
-// assumptions calibrated on the bundled 2011 window.
+// not use; ModelLimits is the replay before the model. The reclaim model
+// also gives the mid, production and monitoring tiers a latency tail
+// (tail.go): the 2011 cell takes half a minute or more to place a tenth
+// of its production tasks while it has room for them. Its parameters are
+// assumptions, set from the bundled 2011 cell's figures and checked on all
+// its windows and on generated 2019-format cells.
+//
+// # Windows
+//
+// Options.Start opens a window later in the trace. With Options.Warmup
+// the events before it are replayed first, so the cell at Start is the
+// trace's, and only the delays of tasks submitted from Start count;
+// without it they are skipped (the tasks running at trace start then
+// never end before Start).
 //
 // On 2019 traces a job Borg's batch scheduler QUEUEs reaches the scheduler
 // only at the trace's ENABLE (gate.go), in either model.
@@ -79,6 +91,13 @@ type Options struct {
 	Config string
 	// Start and End bound the replayed trace time (End 0: everything).
 	Start, End time.Duration
+	// Warmup replays the events before Start too, so the cell is in the
+	// trace's state at Start, and counts only the delays of tasks
+	// submitted from Start on. Without it the replay skips them: the
+	// tasks running at trace start then never end before Start and the
+	// tasks submitted before it never run, so the cell at Start is not
+	// the trace's.
+	Warmup bool
 	// Interval is the trace time between scheduling cycles (default 1 s).
 	Interval time.Duration
 	// CPUScale and MemScale turn the trace's normalised capacities and
@@ -111,6 +130,17 @@ type Options struct {
 	// ProdTaskLatency is TaskLatency for the prod tiers' jobs (the reclaim
 	// model's default DefaultProdTaskLatency; negative: none).
 	ProdTaskLatency time.Duration
+	// TailP90 is the p90 of the submission latency of the tiers in
+	// TailTiers, lognormal with median SubmitLatency (see tail.go; the
+	// reclaim model's default DefaultTailP90; negative or not above
+	// SubmitLatency: no tail, every task waits SubmitLatency).
+	TailP90 time.Duration
+	// TailMax caps the tail latency (the reclaim model's default
+	// DefaultTailMax; negative: no cap).
+	TailMax time.Duration
+	// TailTiers names the tiers with the latency tail (nil:
+	// DefaultTailTiers; empty: none).
+	TailTiers []string
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -137,6 +167,8 @@ type Options struct {
 	// Context, when set, stops the replay when it is done (Run returns
 	// its error).
 	Context context.Context
+
+	tail [5]bool // TailTiers by tier index (the five tiers of tiers.go)
 
 	// tickIdle cycles at every interval even when nothing can happen (the
 	// replay before idle skipping; tests compare the two).
@@ -356,7 +388,7 @@ func (s *sim) loop(st *borg.Stream) error {
 			return fmt.Errorf("replay: %w", err)
 		}
 		t := time.Duration(ev.Time) * time.Microsecond
-		if t < s.opts.Start && t > 0 {
+		if t < s.opts.Start && t > 0 && !s.opts.Warmup {
 			continue
 		}
 		if next < 0 {

@@ -27,7 +27,10 @@ type Summary struct {
 	Model      string        // the resource model and its parameters
 	Format     string        // "2011" or "2019"
 	Start, End time.Duration // trace time replayed
-	Wall       time.Duration
+	// Warmup: the events before Start were replayed too, the delays count
+	// from Start (Options.Warmup)
+	Warmup bool
+	Wall   time.Duration
 
 	Nodes, RejectedNodes, SkippedMachines int
 	Jobs                                  int
@@ -75,6 +78,7 @@ func newSummary(o Options) *Summary {
 		Trace:       o.Trace,
 		Model:       o.ModelString(),
 		Start:       o.Start,
+		Warmup:      o.Warmup && o.Start > 0,
 		Delays:      make([][]time.Duration, len(tiers)),
 		TraceDelays: make([][]time.Duration, len(tiers)),
 		QueueDelays: map[string][]time.Duration{},
@@ -203,7 +207,11 @@ func (s *Summary) SpeedUp() float64 {
 	if s.Wall <= 0 {
 		return 0
 	}
-	return (s.End - s.Start).Seconds() / s.Wall.Seconds()
+	from := s.Start
+	if s.Warmup {
+		from = 0
+	}
+	return (s.End - from).Seconds() / s.Wall.Seconds()
 }
 
 func fmtD(d time.Duration) string {
@@ -220,7 +228,11 @@ func fmtD(d time.Duration) string {
 // String is the text summary printed by paddock replay.
 func (s *Summary) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
+	if s.Warmup {
+		fmt.Fprintf(&b, "trace          %s (trace time 0s .. %s; delays of the tasks submitted from %s, the events before replayed as a warm-up)\n", s.Trace, fmtD(s.End), fmtD(s.Start))
+	} else {
+		fmt.Fprintf(&b, "trace          %s (trace time %s .. %s)\n", s.Trace, fmtD(s.Start), fmtD(s.End))
+	}
 	fmt.Fprintf(&b, "model          %s\n", s.Model)
 	fmt.Fprintf(&b, "nodes          %d (%d rejected, %d machines without capacity skipped)\n", s.Nodes, s.RejectedNodes, s.SkippedMachines)
 	fmt.Fprintf(&b, "jobs           %d applications of %d users\n", s.Jobs, s.Users)

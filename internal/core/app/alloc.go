@@ -10,33 +10,35 @@ import (
 // the SI: without a node it is a pending ask, with a node it holds
 // resources there.
 type Allocation struct {
+	// The fields intake and a decision touch come first, the fields of
+	// preemption, gangs and request events last, so that an ask spans
+	// fewer cache lines on the hot path.
+
 	Key   string
 	AppID string
 	// NodeID is "" while the ask is pending.
-	NodeID    string
-	Res       resource.Vector
-	Priority  int32
+	NodeID   string
+	Res      resource.Vector
+	Priority int32
+	gen      uint32 // incremented on every enqueue; stale class entries differ
+	// Seq orders asks created at the same time by arrival.
+	Seq    uint64
+	class  *class // the pending class while pending
+	joined uint64 // the class's log tick when the ask joined it
+	// told holds the pending reasons request events were sent for (told.go).
+	told      Told
 	Created   time.Time
 	Allocated time.Time
-	// InstanceType is the instance type of the node the allocation is on
-	// (set by the node package; "" before it is placed).
-	InstanceType string
 	// NodeSlot is the allocation's position on its node (owned by the node
 	// package), -1 when not on a node.
 	NodeSlot int
-	// Seq orders asks created at the same time by arrival.
-	Seq          uint64
+	// InstanceType is the instance type of the node the allocation is on
+	// (set by the node package; "" before it is placed).
+	InstanceType string
 	Placeholder  bool
-	TaskGroup    string
-	RequiredNode string
 	Originator   bool
 	// PreemptSelf and PreemptOther are the ask's preemption policy.
 	PreemptSelf, PreemptOther bool
-	Tags                      map[string]string
-	// Avoid is the node the RM failed to bind the allocation on (SI
-	// SCHEDULING_FAILED_ON_RM): the ask's next placement prefers any other
-	// node that fits. It is cleared once the ask is placed again.
-	Avoid string
 	// ScaleUp is set once the RM was told the ask waits for cluster
 	// resources (the autoscaling signal, reference §2.18).
 	ScaleUp bool
@@ -44,28 +46,38 @@ type Allocation struct {
 	// binding) or resized in place: it is accounted at any cost, so it may
 	// push its node or queues over their limits.
 	Forced bool
-	// Origin is an opaque handle the edge that created the allocation may
-	// keep (the RM's original message); the core never looks at it.
-	Origin any
-	// Replacing is, for a real ask of a gang, the placeholder it replaces
-	// while the RM confirms that placeholder's release; ReplacedBy is the
-	// reverse link on the placeholder.
-	Replacing, ReplacedBy *Allocation
 	// Released is set while a release initiated by the scheduler (placeholder
 	// replacement, preemption, timeout) waits for the RM's confirmation.
 	Released bool
-
 	// Preempted marks a victim of preemption: the RM was asked to release
 	// it with PREEMPTED_BY_SCHEDULER and it holds its resources until the
 	// RM confirms. PreemptedFor is the ask it makes room for.
-	Preempted    bool
-	PreemptedFor *Allocation
+	Preempted bool
 	// TriggeredPreemption is set on an ask once it preempted; Victims
 	// counts its victims whose release the RM has not confirmed yet, and
 	// PreemptCheckedAt is its latest preemption attempt.
 	TriggeredPreemption bool
 	Victims             int
-	PreemptCheckedAt    time.Time
+	TaskGroup           string
+	RequiredNode        string
+	Tags                map[string]string
+	// Origin is an opaque handle the edge that created the allocation may
+	// keep (the RM's original message); the core never looks at it.
+	Origin any
+	// Avoid is the node the RM failed to bind the allocation on (SI
+	// SCHEDULING_FAILED_ON_RM): the ask's next placement prefers any other
+	// node that fits. It is cleared once the ask is placed again.
+	Avoid string
+	// Replacing is, for a real ask of a gang, the placeholder it replaces
+	// while the RM confirms that placeholder's release; ReplacedBy is the
+	// reverse link on the placeholder.
+	Replacing, ReplacedBy *Allocation
+	// bound is when the allocation started holding its resources (the
+	// swap for a placeholder's replacement); its History counts from then.
+	bound time.Time
+
+	PreemptedFor     *Allocation
+	PreemptCheckedAt time.Time
 	// PredicatesToldAt is when a request event last told that the RM's
 	// predicates refused every node that fits the ask (rate-limited).
 	PredicatesToldAt time.Time
@@ -74,16 +86,6 @@ type Allocation struct {
 	// it back (no preemption loops).
 	TookFrom      []string
 	CooldownUntil time.Time
-
-	// bound is when the allocation started holding its resources (the
-	// swap for a placeholder's replacement); its History counts from then.
-	bound time.Time
-
-	// told holds the pending reasons request events were sent for (told.go).
-	told   Told
-	class  *class // the pending class while pending
-	joined uint64 // the class's log tick when the ask joined it
-	gen    uint32 // incremented on every enqueue; stale class entries differ
 }
 
 // Pending reports whether the allocation is still an ask waiting to be

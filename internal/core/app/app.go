@@ -13,7 +13,20 @@ import (
 
 // App is one application of a partition.
 type App struct {
-	ID        string
+	ID string
+	// The fields the leaf's ordering compares and moves (the ID above,
+	// these, and SubmitTime) share the first cache line.
+
+	// QueueIndex is the app's position in its leaf queue's ordering and
+	// SortShare its fair-share sort key there; the queue package owns both.
+	QueueIndex int
+	SortShare  float64
+	maxPrio    int32 // the highest priority of prio, MinInt32 when empty
+	// Deferred is set while the scheduling pass skips the app; the queue
+	// package owns it.
+	Deferred   bool
+	SubmitTime time.Time
+
 	QueuePath string
 	User      string
 	Groups    []string
@@ -29,7 +42,6 @@ type App struct {
 
 	State      State
 	StateLog   []StateChange
-	SubmitTime time.Time
 	StartTime  time.Time
 	FinishTime time.Time
 	// Message is the latest reason given with a state change.
@@ -57,13 +69,6 @@ type App struct {
 	// each change is reported once (reference APP_CANNOTRUN_QUEUE, ...).
 	CannotRunQueue, CannotRunQuota bool
 
-	// QueueIndex is the app's position in its leaf queue's ordering and
-	// SortShare its fair-share sort key there; the queue package owns both.
-	QueueIndex int
-	SortShare  float64
-	// Deferred is set while the scheduling pass skips the app; the queue
-	// package owns it.
-	Deferred bool
 	// CountedRunning is set while the app counts in its queues'
 	// RunningApps (reference §2.6); the partition owns it.
 	CountedRunning bool
@@ -90,7 +95,6 @@ type App struct {
 	heap     classHeap
 	deferred []*class
 	prio     map[int32]int
-	maxPrio  int32
 	seq      uint64
 }
 

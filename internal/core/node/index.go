@@ -35,18 +35,18 @@ type Index struct {
 	width int
 }
 
-// The fields a descent reads (key, the ID's prefix, children and the
-// first types of agg) come first, so they share the entry's first cache
-// line (entries are 320-byte objects, 64-byte aligned).
+// The fields a descent reads (key, the ID's prefix, children, priority
+// and the first two types of agg) come first, so they share the entry's
+// first cache line (entries are 320-byte objects, 64-byte aligned).
 type tnode struct {
 	key float64
 	// id0, id1 are the node ID's first 16 bytes, big-endian, zero-padded:
 	// ties of key compare them before the ID itself
 	id0, id1    uint64
 	left, right *tnode
+	prio        uint64
 	agg         resource.Vector // component-wise max of avail in the subtree
 	avail       resource.Vector // node's own available, or ineligible
-	prio        uint64
 	node        *Node
 }
 

@@ -54,6 +54,9 @@ type Partition struct {
 	announced   bool // the existing queues were reported to the first sink
 	lastWaiting time.Time
 	sink        func(event.Record)
+	// usageTime is the time of the decision whose user and group usage
+	// events are being emitted (zero: the sink's present time)
+	usageTime time.Time
 	// gangTimers holds the placeholder timeout of gang applications.
 	gangTimers map[string]time.Time
 	// gangHolds lists, per gang application, the nodes held for it while

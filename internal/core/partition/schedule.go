@@ -401,7 +401,11 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	}
 	// the reference's event order: the node's, the application's state,
 	// the user's usage, the application's allocation
+	// its usage events carry the decision's time, as the node's and the
+	// application's do (not a clock read per event)
+	p.usageTime = now
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	p.usageTime = time.Time{}
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
 }
 

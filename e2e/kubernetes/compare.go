@@ -60,6 +60,10 @@ func compare(ctx context.Context, c *cluster, o options) error {
 				return err
 			}
 			logf("Paddock's REST node usage equals the API server's on every node")
+			if err := c.checkPlacement(ctx, w, 2*time.Minute); err != nil {
+				return err
+			}
+			logf("placement: each of the %d namespaces is its own queue in Paddock, holding exactly its running pods", w.namespaces)
 		}
 		t = time.Now()
 		if err := c.deleteWave(ctx, w); err != nil {

@@ -48,7 +48,8 @@ func scenarioByName(name string) (scenario, bool) {
 // (each line list already indented for a queue entry).
 func queuesWith(extra string) string { return defaultQueues + extra }
 
-// waitQueueMax waits until Paddock's queue shows max vcore, i.e. the
+// waitQueueMax waits until Paddock's queue shows max vcore (millicores, as
+// queues.yaml's "1000m"; a bare "1000" is 1,000 cores), i.e. the
 // ConfigMap change reached it.
 func (c *cluster) waitQueueMax(ctx context.Context, queue string, vcore int64) error {
 	return waitFor(ctx, fmt.Sprintf("Paddock's %s max vcore %d", queue, vcore), time.Minute, 500*time.Millisecond, func() (bool, error) {
@@ -71,7 +72,7 @@ func quotaScenario(ctx context.Context, c *cluster) error {
 		return queuesWith(fmt.Sprintf(`        queues:
           - name: e2e-quota
             resources:
-              max: {vcore: %d, memory: 64Gi}
+              max: {vcore: %dm, memory: 64Gi}
 `, maxVcore))
 	}
 	if err := c.writeShimConfig(ctx, conf(1000)); err != nil {
@@ -80,7 +81,7 @@ func quotaScenario(ctx context.Context, c *cluster) error {
 	if err := c.waitQueueMax(ctx, queue, 1000); err != nil {
 		return err
 	}
-	logf("   ConfigMap max vcore 1000 reached Paddock")
+	logf("   ConfigMap max vcore 1000m reached Paddock")
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
@@ -157,40 +158,79 @@ func gangPod(ns, app, name string, members int, memberCPU string, timeout int, s
 		}}
 }
 
-// gangScenario: a gang of 4 reserves 4 placeholders, the 3 real pods
-// replace 3 of them and the unused one is cleaned up when the placeholder
-// timeout (15 s) passes with the application running.
+// placeholderAppLabel is the label the shim puts on the placeholders it
+// creates (not on the real pods, which carry applicationId).
+const placeholderAppLabel = "yunikorn.apache.org/app-id"
+
+// gangState lists a gang's pods in ns: the placeholders that exist now and
+// the real pods with their nodes.
+func (c *cluster) gangState(ctx context.Context, ns, app string) (placeholders int, real map[string]string, err error) {
+	pods, err := c.pods(ctx, ns, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	real = map[string]string{}
+	for _, p := range pods {
+		switch {
+		case isPlaceholder(p) && p.Labels[placeholderAppLabel] == app:
+			placeholders++
+		case !isPlaceholder(p) && p.Labels["applicationId"] == app:
+			real[p.Name] = p.Spec.NodeName
+		}
+	}
+	return placeholders, real, nil
+}
+
+// gangScenario: a gang of 4 reserves 4 placeholders (seen through a watch,
+// each bound), the 3 real pods replace 3 of them (each real pod is bound
+// to a node a placeholder held) and the unused one is cleaned up when the
+// placeholder timeout (15 s) passes with the application running.
 func gangScenario(ctx context.Context, c *cluster) error {
-	const ns = "e2e-gang"
+	const ns, app = "e2e-gang", "gang-ok"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
+	ph, err := c.track(ctx, placeholderAppLabel+"="+app)
+	if err != nil {
+		return err
+	}
+	defer ph.close()
 	for i := range 3 {
-		if err := c.createPod(ctx, gangPod(ns, "gang-ok", fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
+		if err := c.createPod(ctx, gangPod(ns, app, fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
 			return err
 		}
 	}
-	maxPh := 0
-	err := waitFor(ctx, "real pods bound, placeholders gone", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
-		pods, err := c.pods(ctx, ns, "applicationId=gang-ok")
+	err = waitFor(ctx, "4 placeholders bound, real pods bound in their place, placeholders gone", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		left, real, err := c.gangState(ctx, ns, app)
 		if err != nil {
 			return false, err
 		}
-		ph, realBound := 0, 0
-		for _, p := range pods {
-			if isPlaceholder(p) {
-				ph++
-			} else if p.Spec.NodeName != "" {
-				realBound++
+		phNodes := map[string]bool{}
+		ph.mu.Lock()
+		created, bound := len(ph.pods), ph.bound
+		for _, p := range ph.pods {
+			if p.node != "" {
+				phNodes[p.node] = true
 			}
 		}
-		maxPh = max(maxPh, ph)
-		return realBound == 3 && ph == 0 && maxPh >= 4, fmt.Errorf("%d real bound, %d placeholders (at most %d seen)", realBound, ph, maxPh)
+		ph.mu.Unlock()
+		realBound := 0
+		for name, node := range real {
+			if node == "" {
+				continue
+			}
+			if !phNodes[node] {
+				return false, fmt.Errorf("real pod %s bound to %s, where no placeholder was", name, node)
+			}
+			realBound++
+		}
+		return created == 4 && bound == 4 && realBound == 3 && left == 0,
+			fmt.Errorf("%d placeholders created, %d bound, %d left; %d of 3 real pods bound", created, bound, left, realBound)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   %d placeholders created, 3 replaced by the real pods, the 4th cleaned up", maxPh)
+	logf("   4 placeholders created and bound, the 3 real pods bound in their place, the 4th cleaned up after the timeout")
 	return c.deleteNamespaceNow(ctx, ns)
 }
 
@@ -198,38 +238,46 @@ func gangScenario(ctx context.Context, c *cluster) error {
 // node) times out: Hard style fails the real pod with the shim's reason
 // and the placeholders are removed.
 func gangTimeoutScenario(ctx context.Context, c *cluster) error {
-	const ns = "e2e-gangto"
+	const ns, app = "e2e-gangto", "gang-big"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
-	// members of 5 CPUs fit no 4 CPU node
-	if err := c.createPod(ctx, gangPod(ns, "gang-big", "real-0", 2, "5", 15, "Hard")); err != nil {
+	ph, err := c.track(ctx, placeholderAppLabel+"="+app)
+	if err != nil {
 		return err
 	}
-	maxPh := 0
-	err := waitFor(ctx, "gang timed out", 3*time.Minute, time.Second, func() (bool, error) {
-		pods, err := c.pods(ctx, ns, "applicationId=gang-big")
+	defer ph.close()
+	// members of 5 CPUs fit no 4 CPU node
+	if err := c.createPod(ctx, gangPod(ns, app, "real-0", 2, "5", 15, "Hard")); err != nil {
+		return err
+	}
+	var created int
+	err = waitFor(ctx, "gang timed out", 3*time.Minute, time.Second, func() (bool, error) {
+		left, _, err := c.gangState(ctx, ns, app)
 		if err != nil {
 			return false, err
 		}
-		ph, failed := 0, false
-		for _, p := range pods {
-			if isPlaceholder(p) {
-				ph++
-			} else {
-				failed = p.Status.Phase == corev1.PodFailed && p.Status.Reason == "ResourceReservationTimeout"
-				if p.Spec.NodeName != "" {
-					return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
-				}
-			}
+		p, err := c.kube.CoreV1().Pods(ns).Get(ctx, "real-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err
 		}
-		maxPh = max(maxPh, ph)
-		return failed && ph == 0 && maxPh > 0, fmt.Errorf("%d placeholders (at most %d seen), real pod failed: %v", ph, maxPh, failed)
+		if p.Spec.NodeName != "" {
+			return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
+		}
+		ph.mu.Lock()
+		created, bound := len(ph.pods), ph.bound
+		ph.mu.Unlock()
+		if bound > 0 {
+			return false, fmt.Errorf("a placeholder of 5 CPUs was bound to a 4 CPU node")
+		}
+		failed := p.Status.Phase == corev1.PodFailed && p.Status.Reason == "ResourceReservationTimeout"
+		return failed && created == 2 && left == 0,
+			fmt.Errorf("%d placeholders created, %d left; real pod %s %q", created, left, p.Status.Phase, p.Status.Reason)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   %d placeholders seen, timed out after 15 s: real pod Failed (ResourceReservationTimeout), placeholders removed", maxPh)
+	logf("   %d placeholders created, none bound; after the 15 s timeout the real pod is Failed (ResourceReservationTimeout) and the placeholders removed", created)
 	return c.deleteNamespaceNow(ctx, ns)
 }
 
@@ -257,7 +305,7 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
           - name: e2e-low
           - name: e2e-high
             resources:
-              guaranteed: {vcore: 4000, memory: 8Gi}
+              guaranteed: {vcore: 4000m, memory: 8Gi}
 `)
 	if err := c.writeShimConfig(ctx, conf); err != nil {
 		return err

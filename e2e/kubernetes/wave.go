@@ -382,6 +382,60 @@ func (c *cluster) checkPaddockUsage(ctx context.Context, timeout time.Duration) 
 	})
 }
 
+// checkPlacement checks the shim's placement rules on a wave: each of its
+// namespaces is a queue root.<namespace> in Paddock whose allocated
+// resources are the requests of that namespace's running pods, and the
+// wave's applications are in it. It waits for completions in flight to
+// settle.
+func (c *cluster) checkPlacement(ctx context.Context, w wave, timeout time.Duration) error {
+	return waitFor(ctx, "each namespace's pods in its own queue", timeout, 2*time.Second, func() (bool, error) {
+		for i := range w.namespaces {
+			ns := w.namespace(i)
+			pods, err := c.pods(ctx, ns, "wave="+w.id)
+			if err != nil {
+				return false, err
+			}
+			var cpu, mem, n int64
+			for _, p := range pods {
+				if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+					continue
+				}
+				for _, ct := range p.Spec.Containers {
+					cpu += ct.Resources.Requests.Cpu().MilliValue()
+					mem += ct.Resources.Requests.Memory().Value()
+				}
+				n++
+			}
+			var q struct {
+				QueueName string           `json:"queuename"`
+				Allocated map[string]int64 `json:"allocatedResource"`
+			}
+			if err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+ns, &q); err != nil {
+				return false, err
+			}
+			if q.Allocated["vcore"] != cpu || q.Allocated["memory"] != mem || q.Allocated["pods"] != n {
+				return false, fmt.Errorf("queue root.%s allocated %v, its namespace runs %dm CPU %d bytes %d pods", ns, q.Allocated, cpu, mem, n)
+			}
+			var apps []struct {
+				ID    string `json:"applicationID"`
+				Queue string `json:"queueName"`
+			}
+			if err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+ns+"/applications", &apps); err != nil {
+				return false, err
+			}
+			if len(apps) == 0 {
+				return false, fmt.Errorf("no application in queue root.%s", ns)
+			}
+			for _, a := range apps {
+				if a.Queue != "root."+ns {
+					return false, fmt.Errorf("application %s of queue root.%s reports queue %q", a.ID, ns, a.Queue)
+				}
+			}
+		}
+		return true, nil
+	})
+}
+
 // runWave creates a wave, waits until every pod is bound and checks that no
 // node went over its capacity; it returns the wave's figures.
 func (c *cluster) runWave(ctx context.Context, w wave) (result, error) {

@@ -71,6 +71,12 @@ func admissionScenario(ctx context.Context, c *cluster) error {
 	if _, err := c.kube.DiscoveryV1().EndpointSlices(shimNamespace).Create(ctx, es, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	// the Secret the admission controller keeps its CA in; the upstream
+	// Helm chart creates it empty and the controller fills it
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "admission-controller-secrets", Namespace: shimNamespace}, Type: corev1.SecretTypeOpaque}
+	if _, err := c.kube.CoreV1().Secrets(shimNamespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
 	env := []string{"KUBECONFIG=" + c.pki.kubeconfig, "NAMESPACE=" + shimNamespace}
 	if err := c.start("admissioncontroller", env); err != nil {
 		return err

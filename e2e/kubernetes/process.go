@@ -129,6 +129,15 @@ func (p *proc) usage() (usage, error) {
 	return u, sc.Err()
 }
 
+// countLog counts the occurrences of sub in a program's log.
+func (c *cluster) countLog(name, sub string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.work, "logs", name+".log"))
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(b, []byte(sub)), nil
+}
+
 // waitFor polls cond every interval until it holds, the context ends or
 // timeout passes; the last error of cond is in the returned one.
 func waitFor(ctx context.Context, what string, timeout, interval time.Duration, cond func() (bool, error)) error {

@@ -323,35 +323,60 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
 	if _, _, err := c.waitBoundCount(ctx, ns, "applicationId=low", 4, time.Minute, 0); err != nil {
 		return err
 	}
+	lows, err := c.pods(ctx, ns, "applicationId=low")
+	if err != nil {
+		return err
+	}
+	lowNode := map[string]string{}
+	for _, p := range lows {
+		lowNode[p.Name] = p.Spec.NodeName
+	}
 	if err := c.createPod(ctx, podSpec{ns: ns, name: "high-0", cpu: "2", mem: "1Gi", priorityClass: "e2e-high",
 		nodeSelector: sel, labels: map[string]string{"e2e": "preempt", "applicationId": "high", "queue": "root.e2e-high"}}); err != nil {
 		return err
 	}
 	t := time.Now()
-	var victims []string
-	err := waitFor(ctx, "the high-priority pod bound by preempting a low one", 3*time.Minute, time.Second, func() (bool, error) {
+	var victim, highNode string
+	err = waitFor(ctx, "the high-priority pod bound in the place of a preempted low one", 3*time.Minute, time.Second, func() (bool, error) {
 		pods, err := c.pods(ctx, ns, "e2e=preempt")
 		if err != nil {
 			return false, err
 		}
-		highBound, lowLeft := false, 0
-		victims = victims[:0]
+		highNode, victim = "", ""
+		left := map[string]bool{}
 		for _, p := range pods {
 			switch {
 			case p.Name == "high-0":
-				highBound = p.Spec.NodeName != ""
-			case p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed:
-				victims = append(victims, p.Name)
-			default:
-				lowLeft++
+				highNode = p.Spec.NodeName
+			case p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded:
+				left[p.Name] = true
 			}
 		}
-		return highBound && lowLeft == 3, fmt.Errorf("high bound %v, %d low pods left", highBound, lowLeft)
+		for name := range lowNode {
+			if !left[name] {
+				if victim != "" {
+					return false, fmt.Errorf("more than one low pod gone: %s, %s", victim, name)
+				}
+				victim = name
+			}
+		}
+		if highNode == "" || victim == "" {
+			return false, fmt.Errorf("high bound to %q, %d low pods left", highNode, len(left))
+		}
+		if lowNode[victim] != highNode {
+			return false, fmt.Errorf("high bound to %s, but the low pod gone (%s) was on %s", highNode, victim, lowNode[victim])
+		}
+		// the victim's events say why it went, as kubectl describe shows
+		ev, err := c.podEvents(ctx, ns, victim)
+		if err != nil {
+			return false, err
+		}
+		return anyContains(ev, "preempted by"), fmt.Errorf("no preemption event for %s: %q", victim, ev)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   high-priority pod bound %s after creation; preempted: %v", since(t), victims)
+	logf("   high-priority pod bound to %s %s after creation, in the place of %s (its events: preempted by the high app)", highNode, since(t), victim)
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return err
 	}
@@ -372,20 +397,21 @@ func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/5, c.o.waveWait); err != nil {
 		return err
 	}
-	// delete the nodes holding the most pods of the wave
-	u, err := c.nodeUsage(ctx, shimScheduler)
-	if err != nil {
-		return err
-	}
+	// delete nodes holding pods of the wave, taken from the watch so that
+	// the wave is still being bound
 	var gone []string
-	for n := range u {
-		if len(gone) < doomed && strings.HasPrefix(n, "kwok-") {
-			gone = append(gone, n)
+	t.mu.Lock()
+	picked := map[string]bool{}
+	for _, p := range t.pods {
+		if len(gone) < doomed && p.node != "" && !picked[p.node] {
+			picked[p.node] = true
+			gone = append(gone, p.node)
 		}
 	}
+	t.mu.Unlock()
 	for _, n := range gone {
 		if err := c.kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
 			return err
@@ -466,6 +492,10 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
 		return err
 	}
+	failedBefore, err := c.countLog("shim", "failed to bind pod")
+	if err != nil {
+		return err
+	}
 	c.procs["shim"].kill()
 	logf("   shim killed with %d of %d pods bound", t.boundCount(), w.pods)
 	start := time.Now()
@@ -486,6 +516,15 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
 		return err
 	}
-	logf("   all %d bound once each, %s after the restart; Paddock's usage matches", w.pods, since(start))
+	// a recovered pod bound again would be refused by the API server, and
+	// the shim logs each refusal
+	failedAfter, err := c.countLog("shim", "failed to bind pod")
+	if err != nil {
+		return err
+	}
+	if failedAfter != failedBefore {
+		return fmt.Errorf("the restarted shim had %d binds refused by the API server", failedAfter-failedBefore)
+	}
+	logf("   all %d bound once each (no bind refused), %s after the restart; Paddock's usage matches", w.pods, since(start))
 	return c.deleteWave(ctx, w)
 }

@@ -265,7 +265,8 @@ func gangTimeoutScenario(ctx context.Context, c *cluster) error {
 			return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
 		}
 		ph.mu.Lock()
-		created, bound := len(ph.pods), ph.bound
+		var bound int
+		created, bound = len(ph.pods), ph.bound
 		ph.mu.Unlock()
 		if bound > 0 {
 			return false, fmt.Errorf("a placeholder of 5 CPUs was bound to a 4 CPU node")
@@ -384,8 +385,9 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
 }
 
 // nodeDeleteScenario: nodes holding pods are deleted while a wave is
-// scheduled; Paddock drops them, their pods are replaced on the other
-// nodes, and Paddock's usage matches the API server's again.
+// scheduled (once a twentieth of it is bound); Paddock drops them, their
+// pods are replaced on the other nodes, and Paddock's usage matches the
+// API server's again.
 func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	w := wave{id: "nd", scheduler: shimScheduler, pods: min(c.o.pods, 1000), namespaces: min(c.o.namespaces, 4)}
 	doomed := max(1, c.o.nodes/20)
@@ -397,7 +399,7 @@ func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/5, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, max(1, w.pods/20), c.o.waveWait); err != nil {
 		return err
 	}
 	// delete nodes holding pods of the wave, taken from the watch so that

@@ -149,10 +149,9 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 		"--enable-priority-and-fairness=false", "--max-requests-inflight=4000", "--max-mutating-requests-inflight=2000",
 		// the kubernetes Service's endpoints would be a loopback address
 		"--endpoint-reconciler-type=none",
-		// with its default of 100 streams per HTTP/2 connection, a burst of
-		// binds (the shim binds every allocation on its own goroutine) makes
-		// the client dial a new TLS connection per waiting request: up to
-		// 580 at once from the shim, half its CPU in handshakes
+		// streams per HTTP/2 connection: 0 keeps kube-apiserver's default
+		// (100); past it a Go client dials a new TLS connection per
+		// waiting request (see docs/kubernetes.md)
 		"--http2-max-streams-per-connection="+strconv.Itoa(c.o.streams),
 		"--profiling=false", "--v=1"); err != nil {
 		return err

@@ -153,6 +153,9 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 		// (100); past it a Go client dials a new TLS connection per
 		// waiting request (see docs/kubernetes.md)
 		"--http2-max-streams-per-connection="+strconv.Itoa(c.o.streams),
+		// a wave's pods are deleted by collection; one worker (the
+		// default) outlasts the request timeout at 500 pods a namespace
+		"--delete-collection-workers=8",
 		"--profiling=false", "--v=1"); err != nil {
 		return err
 	}

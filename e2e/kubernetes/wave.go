@@ -253,20 +253,23 @@ func (c *cluster) deleteWave(ctx context.Context, w wave) error {
 			func() error {
 				return c.kube.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, metav1.ListOptions{})
 			},
-			func() error {
-				return c.kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
-			},
 		} {
 			if err := del(); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
+		}
+		// a collection of hundreds of pods may outlast the API server's
+		// request timeout on a busy machine: what is left is deleted
+		// below, and by the garbage collector
+		if err := c.kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			logf("   deleting the pods of %s: %v (left to the wait)", ns, err)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return c.waitNoPods(ctx, "wave="+w.id, 3*time.Minute)
+	return c.waitNoPods(ctx, "wave="+w.id, max(3*time.Minute, time.Duration(w.pods)*20*time.Millisecond))
 }
 
 // waitNoPods waits until no pod matches selector; pods left holding a
@@ -280,13 +283,15 @@ func (c *cluster) waitNoPods(ctx context.Context, selector string, timeout time.
 		}
 		if time.Since(start) > 20*time.Second {
 			zero := int64(0)
-			for _, p := range pods.Items {
+			_ = parallel(ctx, len(pods.Items), 16, func(i int) error {
+				p := pods.Items[i]
 				if len(p.Finalizers) > 0 {
 					_, _ = c.kube.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType,
 						[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 				}
 				_ = c.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
-			}
+				return nil
+			})
 		}
 		return len(pods.Items) == 0, fmt.Errorf("%d left", len(pods.Items))
 	})

@@ -414,12 +414,13 @@ func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 		}
 	}
 	t.mu.Unlock()
-	for _, n := range gone {
-		if err := c.kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
-			return err
-		}
+	boundAtDelete := t.boundCount()
+	if err := parallel(ctx, len(gone), 16, func(i int) error {
+		return c.kube.CoreV1().Nodes().Delete(ctx, gone[i], metav1.DeleteOptions{})
+	}); err != nil {
+		return err
 	}
-	logf("   deleted %d nodes holding pods while %d of %d were bound", len(gone), t.boundCount(), w.pods)
+	logf("   deleted %d nodes holding pods, from when %d of %d were bound (%d when the deletes returned)", len(gone), boundAtDelete, w.pods, t.boundCount())
 	deploy := 0
 	for i := range w.namespaces {
 		d, _ := w.split(i)

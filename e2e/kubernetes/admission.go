@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 
@@ -71,6 +73,12 @@ func admissionScenario(ctx context.Context, c *cluster) error {
 	if _, err := c.kube.DiscoveryV1().EndpointSlices(shimNamespace).Create(ctx, es, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	// the Secret the admission controller keeps its CA in; the upstream
+	// Helm chart creates it empty and the controller fills it
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "admission-controller-secrets", Namespace: shimNamespace}, Type: corev1.SecretTypeOpaque}
+	if _, err := c.kube.CoreV1().Secrets(shimNamespace).Create(ctx, sec, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
 	env := []string{"KUBECONFIG=" + c.pki.kubeconfig, "NAMESPACE=" + shimNamespace}
 	if err := c.start("admissioncontroller", env); err != nil {
 		return err
@@ -118,7 +126,16 @@ func admissionScenario(ctx context.Context, c *cluster) error {
 	if err != nil {
 		return err
 	}
-	logf("   invalid ConfigMap refused: %v", refusal)
+	// the reason is Paddock's: the controller assumes a ConfigMap valid
+	// when the scheduler is unreachable or answers oddly
+	reason, err := c.validateConf(ctx, bad)
+	if err != nil {
+		return err
+	}
+	if reason == "" || !strings.Contains(refusal.Error(), reason) {
+		return fmt.Errorf("the API server's refusal %q does not carry Paddock's reason %q", refusal, reason)
+	}
+	logf("   invalid ConfigMap refused with Paddock's /ws/v1/validate-conf reason: %v", refusal)
 	good := queuesWith(`        queues:
           - name: e2e-good
             maxapplications: 10
@@ -138,4 +155,29 @@ func admissionScenario(ctx context.Context, c *cluster) error {
 	}
 	logf("   valid ConfigMap accepted and hot-reloaded by Paddock")
 	return c.writeShimConfig(ctx, c.shimConf)
+}
+
+// validateConf posts queues.yaml to Paddock's /ws/v1/validate-conf and
+// returns its reason for refusing it ("" when it is allowed).
+func (c *cluster) validateConf(ctx context.Context, queues string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.restURL()+"/ws/v1/validate-conf", strings.NewReader(queues))
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Allowed bool   `json:"allowed"`
+		Reason  string `json:"reason"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("validate-conf: %s: %w", resp.Status, err)
+	}
+	if v.Allowed {
+		return "", nil
+	}
+	return v.Reason, nil
 }

@@ -149,6 +149,13 @@ func (c *cluster) startControlPlane(ctx context.Context) error {
 		"--enable-priority-and-fairness=false", "--max-requests-inflight=4000", "--max-mutating-requests-inflight=2000",
 		// the kubernetes Service's endpoints would be a loopback address
 		"--endpoint-reconciler-type=none",
+		// streams per HTTP/2 connection: 0 keeps kube-apiserver's default
+		// (100); past it a Go client dials a new TLS connection per
+		// waiting request (see docs/kubernetes.md)
+		"--http2-max-streams-per-connection="+strconv.Itoa(c.o.streams),
+		// a wave's pods are deleted by collection; one worker (the
+		// default) outlasts the request timeout at 500 pods a namespace
+		"--delete-collection-workers=8",
 		"--profiling=false", "--v=1"); err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ type options struct {
 	compare    bool
 	scenarios  string
 	qps        int
+	streams    int
 	waveWait   time.Duration
 	skipBuild  bool
 }
@@ -65,6 +66,7 @@ func main() {
 	flag.BoolVar(&o.compare, "compare", true, "run the wave through kube-scheduler and through the shim on Paddock and print the table")
 	flag.StringVar(&o.scenarios, "scenarios", strings.Join(scenarioNames(), ","), "comma-separated scenarios to run after the comparison (\"\" for none)")
 	flag.IntVar(&o.qps, "qps", 1000, "client QPS and burst of kube-controller-manager, kube-scheduler and the shim")
+	flag.IntVar(&o.streams, "http2-streams", 0, "kube-apiserver --http2-max-streams-per-connection (0: its default, 100 streams, past which a client dials a new TLS connection per waiting request)")
 	flag.DurationVar(&o.waveWait, "wave-timeout", 15*time.Minute, "longest a wave may take to be bound")
 	flag.BoolVar(&o.skipBuild, "no-build", false, "use the programs in the cache as they are")
 	flag.Parse()

@@ -129,6 +129,31 @@ func (p *proc) usage() (usage, error) {
 	return u, sc.Err()
 }
 
+// sockets is the number of sockets the process holds open (0 once it
+// has exited).
+func (p *proc) sockets() int {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", p.cmd.Process.Pid, fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// countLog counts the occurrences of sub in a program's log.
+func (c *cluster) countLog(name, sub string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.work, "logs", name+".log"))
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(b, []byte(sub)), nil
+}
+
 // waitFor polls cond every interval until it holds, the context ends or
 // timeout passes; the last error of cond is in the returned one.
 func waitFor(ctx context.Context, what string, timeout, interval time.Duration, cond func() (bool, error)) error {

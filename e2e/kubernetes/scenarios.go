@@ -48,7 +48,8 @@ func scenarioByName(name string) (scenario, bool) {
 // (each line list already indented for a queue entry).
 func queuesWith(extra string) string { return defaultQueues + extra }
 
-// waitQueueMax waits until Paddock's queue shows max vcore, i.e. the
+// waitQueueMax waits until Paddock's queue shows max vcore (millicores, as
+// queues.yaml's "1000m"; a bare "1000" is 1,000 cores), i.e. the
 // ConfigMap change reached it.
 func (c *cluster) waitQueueMax(ctx context.Context, queue string, vcore int64) error {
 	return waitFor(ctx, fmt.Sprintf("Paddock's %s max vcore %d", queue, vcore), time.Minute, 500*time.Millisecond, func() (bool, error) {
@@ -71,7 +72,7 @@ func quotaScenario(ctx context.Context, c *cluster) error {
 		return queuesWith(fmt.Sprintf(`        queues:
           - name: e2e-quota
             resources:
-              max: {vcore: %d, memory: 64Gi}
+              max: {vcore: %dm, memory: 64Gi}
 `, maxVcore))
 	}
 	if err := c.writeShimConfig(ctx, conf(1000)); err != nil {
@@ -80,7 +81,7 @@ func quotaScenario(ctx context.Context, c *cluster) error {
 	if err := c.waitQueueMax(ctx, queue, 1000); err != nil {
 		return err
 	}
-	logf("   ConfigMap max vcore 1000 reached Paddock")
+	logf("   ConfigMap max vcore 1000m reached Paddock")
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
@@ -157,40 +158,79 @@ func gangPod(ns, app, name string, members int, memberCPU string, timeout int, s
 		}}
 }
 
-// gangScenario: a gang of 4 reserves 4 placeholders, the 3 real pods
-// replace 3 of them and the unused one is cleaned up when the placeholder
-// timeout (15 s) passes with the application running.
+// placeholderAppLabel is the label the shim puts on the placeholders it
+// creates (not on the real pods, which carry applicationId).
+const placeholderAppLabel = "yunikorn.apache.org/app-id"
+
+// gangState lists a gang's pods in ns: the placeholders that exist now and
+// the real pods with their nodes.
+func (c *cluster) gangState(ctx context.Context, ns, app string) (placeholders int, real map[string]string, err error) {
+	pods, err := c.pods(ctx, ns, "")
+	if err != nil {
+		return 0, nil, err
+	}
+	real = map[string]string{}
+	for _, p := range pods {
+		switch {
+		case isPlaceholder(p) && p.Labels[placeholderAppLabel] == app:
+			placeholders++
+		case !isPlaceholder(p) && p.Labels["applicationId"] == app:
+			real[p.Name] = p.Spec.NodeName
+		}
+	}
+	return placeholders, real, nil
+}
+
+// gangScenario: a gang of 4 reserves 4 placeholders (seen through a watch,
+// each bound), the 3 real pods replace 3 of them (each real pod is bound
+// to a node a placeholder held) and the unused one is cleaned up when the
+// placeholder timeout (15 s) passes with the application running.
 func gangScenario(ctx context.Context, c *cluster) error {
-	const ns = "e2e-gang"
+	const ns, app = "e2e-gang", "gang-ok"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
+	ph, err := c.track(ctx, placeholderAppLabel+"="+app)
+	if err != nil {
+		return err
+	}
+	defer ph.close()
 	for i := range 3 {
-		if err := c.createPod(ctx, gangPod(ns, "gang-ok", fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
+		if err := c.createPod(ctx, gangPod(ns, app, fmt.Sprintf("real-%d", i), 4, "200m", 15, "Hard")); err != nil {
 			return err
 		}
 	}
-	maxPh := 0
-	err := waitFor(ctx, "real pods bound, placeholders gone", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
-		pods, err := c.pods(ctx, ns, "applicationId=gang-ok")
+	err = waitFor(ctx, "4 placeholders bound, real pods bound in their place, placeholders gone", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		left, real, err := c.gangState(ctx, ns, app)
 		if err != nil {
 			return false, err
 		}
-		ph, realBound := 0, 0
-		for _, p := range pods {
-			if isPlaceholder(p) {
-				ph++
-			} else if p.Spec.NodeName != "" {
-				realBound++
+		phNodes := map[string]bool{}
+		ph.mu.Lock()
+		created, bound := len(ph.pods), ph.bound
+		for _, p := range ph.pods {
+			if p.node != "" {
+				phNodes[p.node] = true
 			}
 		}
-		maxPh = max(maxPh, ph)
-		return realBound == 3 && ph == 0 && maxPh >= 4, fmt.Errorf("%d real bound, %d placeholders (at most %d seen)", realBound, ph, maxPh)
+		ph.mu.Unlock()
+		realBound := 0
+		for name, node := range real {
+			if node == "" {
+				continue
+			}
+			if !phNodes[node] {
+				return false, fmt.Errorf("real pod %s bound to %s, where no placeholder was", name, node)
+			}
+			realBound++
+		}
+		return created == 4 && bound == 4 && realBound == 3 && left == 0,
+			fmt.Errorf("%d placeholders created, %d bound, %d left; %d of 3 real pods bound", created, bound, left, realBound)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   %d placeholders created, 3 replaced by the real pods, the 4th cleaned up", maxPh)
+	logf("   4 placeholders created and bound, the 3 real pods bound in their place, the 4th cleaned up after the timeout")
 	return c.deleteNamespaceNow(ctx, ns)
 }
 
@@ -198,38 +238,47 @@ func gangScenario(ctx context.Context, c *cluster) error {
 // node) times out: Hard style fails the real pod with the shim's reason
 // and the placeholders are removed.
 func gangTimeoutScenario(ctx context.Context, c *cluster) error {
-	const ns = "e2e-gangto"
+	const ns, app = "e2e-gangto", "gang-big"
 	if err := c.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
-	// members of 5 CPUs fit no 4 CPU node
-	if err := c.createPod(ctx, gangPod(ns, "gang-big", "real-0", 2, "5", 15, "Hard")); err != nil {
+	ph, err := c.track(ctx, placeholderAppLabel+"="+app)
+	if err != nil {
 		return err
 	}
-	maxPh := 0
-	err := waitFor(ctx, "gang timed out", 3*time.Minute, time.Second, func() (bool, error) {
-		pods, err := c.pods(ctx, ns, "applicationId=gang-big")
+	defer ph.close()
+	// members of 5 CPUs fit no 4 CPU node
+	if err := c.createPod(ctx, gangPod(ns, app, "real-0", 2, "5", 15, "Hard")); err != nil {
+		return err
+	}
+	var created int
+	err = waitFor(ctx, "gang timed out", 3*time.Minute, time.Second, func() (bool, error) {
+		left, _, err := c.gangState(ctx, ns, app)
 		if err != nil {
 			return false, err
 		}
-		ph, failed := 0, false
-		for _, p := range pods {
-			if isPlaceholder(p) {
-				ph++
-			} else {
-				failed = p.Status.Phase == corev1.PodFailed && p.Status.Reason == "ResourceReservationTimeout"
-				if p.Spec.NodeName != "" {
-					return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
-				}
-			}
+		p, err := c.kube.CoreV1().Pods(ns).Get(ctx, "real-0", metav1.GetOptions{})
+		if err != nil {
+			return false, err
 		}
-		maxPh = max(maxPh, ph)
-		return failed && ph == 0 && maxPh > 0, fmt.Errorf("%d placeholders (at most %d seen), real pod failed: %v", ph, maxPh, failed)
+		if p.Spec.NodeName != "" {
+			return false, fmt.Errorf("the real pod of an unfittable gang was bound to %s", p.Spec.NodeName)
+		}
+		ph.mu.Lock()
+		var bound int
+		created, bound = len(ph.pods), ph.bound
+		ph.mu.Unlock()
+		if bound > 0 {
+			return false, fmt.Errorf("a placeholder of 5 CPUs was bound to a 4 CPU node")
+		}
+		failed := p.Status.Phase == corev1.PodFailed && p.Status.Reason == "ResourceReservationTimeout"
+		return failed && created == 2 && left == 0,
+			fmt.Errorf("%d placeholders created, %d left; real pod %s %q", created, left, p.Status.Phase, p.Status.Reason)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   %d placeholders seen, timed out after 15 s: real pod Failed (ResourceReservationTimeout), placeholders removed", maxPh)
+	logf("   %d placeholders created, none bound; after the 15 s timeout the real pod is Failed (ResourceReservationTimeout) and the placeholders removed", created)
 	return c.deleteNamespaceNow(ctx, ns)
 }
 
@@ -257,7 +306,7 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
           - name: e2e-low
           - name: e2e-high
             resources:
-              guaranteed: {vcore: 4000, memory: 8Gi}
+              guaranteed: {vcore: 4000m, memory: 8Gi}
 `)
 	if err := c.writeShimConfig(ctx, conf); err != nil {
 		return err
@@ -275,35 +324,60 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
 	if _, _, err := c.waitBoundCount(ctx, ns, "applicationId=low", 4, time.Minute, 0); err != nil {
 		return err
 	}
+	lows, err := c.pods(ctx, ns, "applicationId=low")
+	if err != nil {
+		return err
+	}
+	lowNode := map[string]string{}
+	for _, p := range lows {
+		lowNode[p.Name] = p.Spec.NodeName
+	}
 	if err := c.createPod(ctx, podSpec{ns: ns, name: "high-0", cpu: "2", mem: "1Gi", priorityClass: "e2e-high",
 		nodeSelector: sel, labels: map[string]string{"e2e": "preempt", "applicationId": "high", "queue": "root.e2e-high"}}); err != nil {
 		return err
 	}
 	t := time.Now()
-	var victims []string
-	err := waitFor(ctx, "the high-priority pod bound by preempting a low one", 3*time.Minute, time.Second, func() (bool, error) {
+	var victim, highNode string
+	err = waitFor(ctx, "the high-priority pod bound in the place of a preempted low one", 3*time.Minute, time.Second, func() (bool, error) {
 		pods, err := c.pods(ctx, ns, "e2e=preempt")
 		if err != nil {
 			return false, err
 		}
-		highBound, lowLeft := false, 0
-		victims = victims[:0]
+		highNode, victim = "", ""
+		left := map[string]bool{}
 		for _, p := range pods {
 			switch {
 			case p.Name == "high-0":
-				highBound = p.Spec.NodeName != ""
-			case p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodFailed:
-				victims = append(victims, p.Name)
-			default:
-				lowLeft++
+				highNode = p.Spec.NodeName
+			case p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded:
+				left[p.Name] = true
 			}
 		}
-		return highBound && lowLeft == 3, fmt.Errorf("high bound %v, %d low pods left", highBound, lowLeft)
+		for name := range lowNode {
+			if !left[name] {
+				if victim != "" {
+					return false, fmt.Errorf("more than one low pod gone: %s, %s", victim, name)
+				}
+				victim = name
+			}
+		}
+		if highNode == "" || victim == "" {
+			return false, fmt.Errorf("high bound to %q, %d low pods left", highNode, len(left))
+		}
+		if lowNode[victim] != highNode {
+			return false, fmt.Errorf("high bound to %s, but the low pod gone (%s) was on %s", highNode, victim, lowNode[victim])
+		}
+		// the victim's events say why it went, as kubectl describe shows
+		ev, err := c.podEvents(ctx, ns, victim)
+		if err != nil {
+			return false, err
+		}
+		return anyContains(ev, "preempted by"), fmt.Errorf("no preemption event for %s: %q", victim, ev)
 	})
 	if err != nil {
 		return err
 	}
-	logf("   high-priority pod bound %s after creation; preempted: %v", since(t), victims)
+	logf("   high-priority pod bound to %s %s after creation, in the place of %s (its events: preempted by the high app)", highNode, since(t), victim)
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return err
 	}
@@ -311,8 +385,9 @@ func preemptionScenario(ctx context.Context, c *cluster) error {
 }
 
 // nodeDeleteScenario: nodes holding pods are deleted while a wave is
-// scheduled; Paddock drops them, their pods are replaced on the other
-// nodes, and Paddock's usage matches the API server's again.
+// scheduled (once a twentieth of it is bound); Paddock drops them, their
+// pods are replaced on the other nodes, and Paddock's usage matches the
+// API server's again.
 func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	w := wave{id: "nd", scheduler: shimScheduler, pods: min(c.o.pods, 1000), namespaces: min(c.o.namespaces, 4)}
 	doomed := max(1, c.o.nodes/20)
@@ -324,26 +399,28 @@ func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, max(1, w.pods/20), c.o.waveWait); err != nil {
 		return err
 	}
-	// delete the nodes holding the most pods of the wave
-	u, err := c.nodeUsage(ctx, shimScheduler)
-	if err != nil {
-		return err
-	}
+	// delete nodes holding pods of the wave, taken from the watch so that
+	// the wave is still being bound
 	var gone []string
-	for n := range u {
-		if len(gone) < doomed && strings.HasPrefix(n, "kwok-") {
-			gone = append(gone, n)
+	t.mu.Lock()
+	picked := map[string]bool{}
+	for _, p := range t.pods {
+		if len(gone) < doomed && p.node != "" && !picked[p.node] {
+			picked[p.node] = true
+			gone = append(gone, p.node)
 		}
 	}
-	for _, n := range gone {
-		if err := c.kube.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
-			return err
-		}
+	t.mu.Unlock()
+	boundAtDelete := t.boundCount()
+	if err := parallel(ctx, len(gone), 16, func(i int) error {
+		return c.kube.CoreV1().Nodes().Delete(ctx, gone[i], metav1.DeleteOptions{})
+	}); err != nil {
+		return err
 	}
-	logf("   deleted %d nodes holding pods while %d of %d were bound", len(gone), t.boundCount(), w.pods)
+	logf("   deleted %d nodes holding pods, from when %d of %d were bound (%d when the deletes returned)", len(gone), boundAtDelete, w.pods, t.boundCount())
 	deploy := 0
 	for i := range w.namespaces {
 		d, _ := w.split(i)
@@ -418,6 +495,10 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
 		return err
 	}
+	failedBefore, err := c.countLog("shim", "failed to bind pod")
+	if err != nil {
+		return err
+	}
 	c.procs["shim"].kill()
 	logf("   shim killed with %d of %d pods bound", t.boundCount(), w.pods)
 	start := time.Now()
@@ -438,6 +519,15 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
 		return err
 	}
-	logf("   all %d bound once each, %s after the restart; Paddock's usage matches", w.pods, since(start))
+	// a recovered pod bound again would be refused by the API server, and
+	// the shim logs each refusal
+	failedAfter, err := c.countLog("shim", "failed to bind pod")
+	if err != nil {
+		return err
+	}
+	if failedAfter != failedBefore {
+		return fmt.Errorf("the restarted shim had %d binds refused by the API server", failedAfter-failedBefore)
+	}
+	logf("   all %d bound once each (no bind refused), %s after the restart; Paddock's usage matches", w.pods, since(start))
 	return c.deleteWave(ctx, w)
 }

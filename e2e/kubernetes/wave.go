@@ -253,20 +253,23 @@ func (c *cluster) deleteWave(ctx context.Context, w wave) error {
 			func() error {
 				return c.kube.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, metav1.ListOptions{})
 			},
-			func() error {
-				return c.kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
-			},
 		} {
 			if err := del(); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
+		}
+		// a collection of hundreds of pods may outlast the API server's
+		// request timeout on a busy machine: what is left is deleted
+		// below, and by the garbage collector
+		if err := c.kube.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			logf("   deleting the pods of %s: %v (left to the wait)", ns, err)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return c.waitNoPods(ctx, "wave="+w.id, 3*time.Minute)
+	return c.waitNoPods(ctx, "wave="+w.id, max(3*time.Minute, time.Duration(w.pods)*20*time.Millisecond))
 }
 
 // waitNoPods waits until no pod matches selector; pods left holding a
@@ -280,13 +283,15 @@ func (c *cluster) waitNoPods(ctx context.Context, selector string, timeout time.
 		}
 		if time.Since(start) > 20*time.Second {
 			zero := int64(0)
-			for _, p := range pods.Items {
+			_ = parallel(ctx, len(pods.Items), 16, func(i int) error {
+				p := pods.Items[i]
 				if len(p.Finalizers) > 0 {
 					_, _ = c.kube.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.MergePatchType,
 						[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 				}
 				_ = c.kube.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
-			}
+				return nil
+			})
 		}
 		return len(pods.Items) == 0, fmt.Errorf("%d left", len(pods.Items))
 	})
@@ -379,6 +384,60 @@ func (c *cluster) checkPaddockUsage(ctx context.Context, timeout time.Duration) 
 			}
 		}
 		return mismatch == 0, fmt.Errorf("%d nodes differ, e.g. %s", mismatch, first)
+	})
+}
+
+// checkPlacement checks the shim's placement rules on a wave: each of its
+// namespaces is a queue root.<namespace> in Paddock whose allocated
+// resources are the requests of that namespace's running pods, and the
+// wave's applications are in it. It waits for completions in flight to
+// settle.
+func (c *cluster) checkPlacement(ctx context.Context, w wave, timeout time.Duration) error {
+	return waitFor(ctx, "each namespace's pods in its own queue", timeout, 2*time.Second, func() (bool, error) {
+		for i := range w.namespaces {
+			ns := w.namespace(i)
+			pods, err := c.pods(ctx, ns, "wave="+w.id)
+			if err != nil {
+				return false, err
+			}
+			var cpu, mem, n int64
+			for _, p := range pods {
+				if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+					continue
+				}
+				for _, ct := range p.Spec.Containers {
+					cpu += ct.Resources.Requests.Cpu().MilliValue()
+					mem += ct.Resources.Requests.Memory().Value()
+				}
+				n++
+			}
+			var q struct {
+				QueueName string           `json:"queuename"`
+				Allocated map[string]int64 `json:"allocatedResource"`
+			}
+			if err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+ns, &q); err != nil {
+				return false, err
+			}
+			if q.Allocated["vcore"] != cpu || q.Allocated["memory"] != mem || q.Allocated["pods"] != n {
+				return false, fmt.Errorf("queue root.%s allocated %v, its namespace runs %dm CPU %d bytes %d pods", ns, q.Allocated, cpu, mem, n)
+			}
+			var apps []struct {
+				ID    string `json:"applicationID"`
+				Queue string `json:"queueName"`
+			}
+			if err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+ns+"/applications", &apps); err != nil {
+				return false, err
+			}
+			if len(apps) == 0 {
+				return false, fmt.Errorf("no application in queue root.%s", ns)
+			}
+			for _, a := range apps {
+				if a.Queue != "root."+ns {
+					return false, fmt.Errorf("application %s of queue root.%s reports queue %q", a.ID, ns, a.Queue)
+				}
+			}
+		}
+		return true, nil
 	})
 }
 

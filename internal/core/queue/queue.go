@@ -137,6 +137,20 @@ func (q *Queue) Apps() []*app.App {
 	return out
 }
 
+// EachApp calls f for each application of the leaf, in no set order.
+func (q *Queue) EachApp(f func(*app.App)) {
+	for _, a := range q.apps {
+		f(a)
+	}
+}
+
+// EachChild calls f for each child, in no set order.
+func (q *Queue) EachChild(f func(*Queue)) {
+	for _, c := range q.children {
+		f(c)
+	}
+}
+
 // AppCount returns the number of applications in the leaf.
 func (q *Queue) AppCount() int { return len(q.apps) }
 

@@ -2,10 +2,11 @@ package replay
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/paddock-sched/paddock/internal/strhash"
 )
 
 // The latency tail of the reclaim model.
@@ -131,18 +132,9 @@ func (o *Options) tailExtra(tier int, key string) time.Duration {
 }
 
 // normalOf maps a key to a standard normal value, the same for the same
-// key: FNV-1a, mixed (splitmix64's finaliser), to a uniform in (0,1),
-// through the normal's inverse CDF.
+// key: strhash.Of to a uniform in (0,1), through the normal's inverse CDF.
 func normalOf(key string) float64 {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	x := h.Sum64()
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	u := (float64(x>>11) + 0.5) / (1 << 53)
+	u := (float64(strhash.Of(key)>>11) + 0.5) / (1 << 53)
 	return math.Sqrt2 * math.Erfinv(2*u-1)
 }
 

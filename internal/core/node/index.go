@@ -2,10 +2,10 @@ package node
 
 import (
 	"encoding/binary"
-	"hash/fnv"
 	"math"
 
 	"github.com/paddock-sched/paddock/internal/resource"
+	"github.com/paddock-sched/paddock/internal/strhash"
 )
 
 // Policy is a node sort policy of the queues.yaml nodesortpolicy section.
@@ -376,15 +376,4 @@ func (x *Index) rotateLeft(t *tnode) *tnode {
 
 // prio derives the treap priority from the node ID, so the tree shape, like
 // everything else in the scheduler, is deterministic.
-func prio(id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	v := h.Sum64()
-	// finalise (splitmix64) so similar IDs spread out
-	v ^= v >> 30
-	v *= 0xbf58476d1ce4e5b9
-	v ^= v >> 27
-	v *= 0x94d049bb133111eb
-	v ^= v >> 31
-	return v
-}
+func prio(id string) uint64 { return strhash.Of(id) }

@@ -284,13 +284,7 @@ func (e *Engine) Partition(rmID, name string) (*partition.Partition, error) {
 }
 
 // Partitions returns an RM's partitions in name order.
-func (rm *RM) Partitions() []*partition.Partition {
-	out := make([]*partition.Partition, len(rm.names))
-	for i, n := range rm.names {
-		out[i] = rm.partitions[n]
-	}
-	return out
-}
+func (rm *RM) Partitions() []*partition.Partition { return slices.Clone(rm.parts) }
 
 // UpdateConfig reloads an RM's configuration (reference §1.1). A reload
 // whose checksum equals the active one is a successful no-op. The reload is

@@ -1,0 +1,244 @@
+package node
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paddock-sched/paddock/internal/resource"
+)
+
+// model is the naive index: the indexed nodes with the key and available
+// resources recorded at their last Add or Update, in a slice sorted by
+// (key, ID), and first-fit by a linear scan.
+type model struct {
+	policy  Policy
+	weights resource.Weights
+	in      map[*Node]*recorded
+	sorted  []*recorded
+}
+
+type recorded struct {
+	n        *Node
+	key      float64
+	avail    resource.Vector
+	eligible bool
+}
+
+func (m *model) record(n *Node) {
+	m.drop(n)
+	s := resource.WeightedShare(n.Used(), n.Capacity, &m.weights)
+	if math.IsNaN(s) {
+		s = 0
+	}
+	if m.policy == BinPacking {
+		s = 1 - s
+	}
+	r := &recorded{n: n, key: s, avail: n.Available(), eligible: n.Eligible()}
+	i, _ := slices.BinarySearchFunc(m.sorted, r, func(a, b *recorded) int {
+		switch {
+		case a.key < b.key:
+			return -1
+		case a.key > b.key:
+			return 1
+		}
+		return strings.Compare(a.n.ID, b.n.ID)
+	})
+	m.sorted = slices.Insert(m.sorted, i, r)
+	m.in[n] = r
+}
+
+func (m *model) drop(n *Node) {
+	if r, ok := m.in[n]; ok {
+		delete(m.in, n)
+		m.sorted = slices.Delete(m.sorted, slices.Index(m.sorted, r), slices.Index(m.sorted, r)+1)
+	}
+}
+
+// first is the first node after prev (nil or not indexed: from the start)
+// that was eligible when recorded and whose recorded available resources
+// fit ask. An ask with no positive type fits every node, drained and
+// reserved ones included, as the index has always answered.
+func (m *model) first(ask resource.Vector, prev *Node) *Node {
+	_, seen := m.in[prev]
+	seen = !seen
+	any := ask.Fits(resource.Vector{})
+	for _, r := range m.sorted {
+		if !seen {
+			seen = r.n == prev
+			continue
+		}
+		if (r.eligible || any) && ask.Fits(r.avail) {
+			return r.n
+		}
+	}
+	return nil
+}
+
+// modelID makes IDs of many lengths around the 16 bytes the index packs,
+// with long shared prefixes, so ties of score exercise every ID compare.
+func modelID(rng *rand.Rand, i int) string {
+	switch rng.IntN(4) {
+	case 0:
+		return fmt.Sprintf("n%d", i)
+	case 1:
+		return fmt.Sprintf("rack-%02d/node-%d", i%7, i)
+	case 2:
+		return fmt.Sprintf("%015d", i)
+	default:
+		return strings.Repeat("x", rng.IntN(20)) + fmt.Sprint(i)
+	}
+}
+
+// modelVec draws resources over types 0..types-1 in coarse steps, so many
+// nodes share a score and ties are common.
+func modelVec(rng *rand.Rand, types int, step int64) resource.Vector {
+	var v resource.Vector
+	for i := range types {
+		if rng.IntN(3) > 0 {
+			v[i] = step * int64(rng.IntN(5))
+		}
+	}
+	return v
+}
+
+// TestIndexAgainstModel runs long random sequences of Add, Remove, Update
+// (after allocating, freeing, draining, reserving, resizing, gaining a new
+// resource type) and Reconfigure against the naive model, checking First,
+// Next, Ascend and Len after every step. Some changes to a node wait a few
+// steps before their Update: the index answers from what it last recorded.
+func TestIndexAgainstModel(t *testing.T) {
+	weightSets := []resource.Weights{resource.DefaultWeights(), {0: 1}, {1: 2, 3: 1}, {0: 1, 1: 1, 2: 3, 4: 0.5}}
+	for seed := uint64(1); seed <= 24; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		maxNodes := []int{8, 60, 300, 1500}[seed%4]
+		steps := 3000
+		if maxNodes > 300 {
+			steps = 1000
+		}
+		p := Policy(seed % 2)
+		x := NewIndex(p, weightSets[0])
+		m := &model{policy: p, weights: weightSets[0], in: map[*Node]*recorded{}}
+		types := 2
+		var all []*Node   // indexed or removed
+		var stale []*Node // changed, not yet updated, in the order they changed
+		newNode := func() *Node {
+			n := New(modelID(rng, len(all)), modelVec(rng, types, 1000), nil)
+			all = append(all, n)
+			return n
+		}
+		for range 1 + rng.IntN(maxNodes) {
+			n := newNode()
+			x.Add(n)
+			m.record(n)
+		}
+		dump := func() {
+			for _, r := range m.sorted {
+				t.Logf("%s key %v avail %v elig %v stale %v", r.n.ID, r.key, r.avail, r.eligible, slices.Contains(stale, r.n))
+			}
+			x.Ascend(func(k *Node) bool { t.Logf("index: %s", k.ID); return true })
+		}
+		for step := range steps {
+			n := all[rng.IntN(len(all))]
+			_, indexed := m.in[n]
+			switch op := rng.IntN(20); {
+			case op == 0 && len(all) < maxNodes:
+				n = newNode()
+				x.Add(n)
+				m.record(n)
+			case op == 1:
+				x.Add(n) // re-adding an indexed node is a no-op
+				if !indexed {
+					m.record(n)
+					stale = slices.DeleteFunc(stale, func(k *Node) bool { return k == n })
+				}
+			case op == 2 && len(m.in) > 1:
+				x.Remove(n)
+				m.drop(n)
+				stale = slices.DeleteFunc(stale, func(k *Node) bool { return k == n })
+			case op == 3 && rng.IntN(20) == 0:
+				ps := []Policy{Fair, BinPacking}[rng.IntN(2)]
+				w := weightSets[rng.IntN(len(weightSets))]
+				x.Reconfigure(ps, w)
+				if ps != m.policy || w != m.weights {
+					m.policy, m.weights = ps, w
+					for _, r := range slices.Clone(m.sorted) {
+						m.record(r.n)
+					}
+					stale = stale[:0]
+				}
+			case op == 4 && types < 7 && rng.IntN(10) == 0:
+				types++ // a new resource type appears on this node
+				n.Capacity[types-1] = 1 + int64(rng.IntN(4))
+				if !slices.Contains(stale, n) {
+					stale = append(stale, n)
+				}
+			default:
+				switch rng.IntN(8) {
+				case 0:
+					n.Schedulable = !n.Schedulable
+				case 1:
+					if n.ReservedFor == "" {
+						n.ReservedFor = "r"
+					} else {
+						n.ReservedFor = ""
+					}
+				case 2:
+					n.Allocated = resource.Vector{}
+				case 3:
+					n.Occupied = modelVec(rng, types, 500)
+				case 4:
+					n.Capacity = modelVec(rng, types, 1000)
+				default:
+					ask := modelVec(rng, types, 250)
+					if ask.Fits(n.Available()) {
+						n.Allocated = n.Allocated.Add(ask)
+					}
+				}
+				if !slices.Contains(stale, n) {
+					stale = append(stale, n)
+				}
+			}
+			// most changes are indexed at once, some a few steps later
+			stale = slices.DeleteFunc(stale, func(k *Node) bool {
+				if rng.IntN(4) > 0 {
+					x.Update(k)
+					if _, ok := m.in[k]; ok {
+						m.record(k)
+					}
+					return true
+				}
+				return false
+			})
+			for range 3 {
+				ask := modelVec(rng, types+1, 500)
+				if rng.IntN(10) == 0 {
+					ask = resource.Vector{}
+				}
+				if got, want := x.First(ask), m.first(ask, nil); got != want {
+					dump()
+					t.Fatalf("seed %d step %d: First(%v) = %s, want %s", seed, step, ask, id(got), id(want))
+				}
+				prev := all[rng.IntN(len(all))]
+				if got, want := x.Next(ask, prev), m.first(ask, prev); got != want {
+					dump()
+					t.Fatalf("seed %d step %d: Next(%v, %s) = %s, want %s", seed, step, ask, prev.ID, id(got), id(want))
+				}
+			}
+			if step%50 == 0 || maxNodes <= 60 {
+				var got []*Node
+				x.Ascend(func(n *Node) bool { got = append(got, n); return true })
+				var want []*Node
+				for _, r := range m.sorted {
+					want = append(want, r.n)
+				}
+				if !slices.Equal(got, want) || x.Len() != len(want) {
+					t.Fatalf("seed %d step %d: order differs from the model (%d nodes, want %d)", seed, step, x.Len(), len(want))
+				}
+			}
+		}
+	}
+}

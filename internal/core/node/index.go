@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/paddock-sched/paddock/internal/resource"
-	"github.com/paddock-sched/paddock/internal/strhash"
 )
 
 // Policy is a node sort policy of the queues.yaml nodesortpolicy section.
@@ -19,35 +18,53 @@ const (
 )
 
 // Index keeps a partition's nodes ordered by the node sort policy (score,
-// then node ID) in a treap whose entries also carry the component-wise
-// maximum of the available resources of the eligible nodes below them. The
-// maximum prunes whole subtrees when looking for the first node an ask fits
-// on, so a lookup costs O(log n) in the usual case instead of a scan.
+// then node ID) in a B+-tree of pages (page.go) whose inner slots also
+// carry the component-wise maximum of the available resources of the
+// eligible nodes below them. The maximum prunes whole subtrees when looking
+// for the first node an ask fits on, so a lookup costs O(log n) in the usual
+// case instead of a scan; an update touches a few pages of contiguous
+// arrays rather than a path of scattered entries.
 //
 // Index is not safe for concurrent use; the engine goroutine owns it.
 type Index struct {
-	root    *tnode
+	root    *page
 	n       int
 	policy  Policy
 	weights resource.Weights
 	// width is the number of leading resource types any node has; the
 	// vector loops stop there (types beyond it are zero on every node).
 	width int
+	// spare are pages that left the tree (merged into a sibling), reused
+	// by splits: under the Fair policy an allocated node moves to the back
+	// of the order, so pages empty at the front as fast as they fill at
+	// the back, and a 5 KiB page per 16 allocations kept the collector
+	// busy.
+	spare []*page
 }
 
-// The fields a descent reads (key, the ID's prefix, children, priority
-// and the first two types of agg) come first, so they share the entry's
-// first cache line (entries are 320-byte objects, 64-byte aligned).
-type tnode struct {
-	key float64
-	// id0, id1 are the node ID's first 16 bytes, big-endian, zero-padded:
-	// ties of key compare them before the ID itself
-	id0, id1    uint64
-	left, right *tnode
-	prio        uint64
-	agg         resource.Vector // component-wise max of avail in the subtree
-	avail       resource.Vector // node's own available, or ineligible
-	node        *Node
+// ekey is an entry's place in the order: the sort key, then the node ID,
+// whose first 16 bytes are packed big-endian and zero-padded in id0, id1 so
+// that most ties compare two integers.
+type ekey struct {
+	key      float64
+	id0, id1 uint64
+	node     *Node
+}
+
+// less orders entries by key, then node ID. The ID's packed prefix
+// decides first: where the prefixes differ they order as the IDs do (a
+// shorter ID padded with zeros sorts before the longer it prefixes).
+func (a *ekey) less(b *ekey) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	if a.id0 != b.id0 {
+		return a.id0 < b.id0
+	}
+	if a.id1 != b.id1 {
+		return a.id1 < b.id1
+	}
+	return a.node.ID < b.node.ID
 }
 
 // idPrefix packs id's first 16 bytes for less.
@@ -70,27 +87,19 @@ var ineligible = func() resource.Vector {
 // NewIndex returns an empty index ordering nodes by policy with the given
 // resource weights.
 func NewIndex(p Policy, w resource.Weights) *Index {
-	return &Index{policy: p, weights: w}
+	return &Index{root: &page{leaf: true}, policy: p, weights: w}
 }
 
-// widen makes sure the vector loops cover every type node n has.
+// widen makes sure the vector loops cover every type node n has. The
+// columns of the new types are zero in every page, which no positive ask
+// fits: right for the nodes recorded so far, which had none of them.
 func (x *Index) widen(n *Node) {
 	for i := resource.MaxTypes - 1; i >= x.width; i-- {
 		if n.Capacity[i] != 0 || n.Occupied[i] != 0 || n.Allocated[i] != 0 {
 			x.width = i + 1
-			x.repull(x.root) // subtree maxima must now cover the new types
 			return
 		}
 	}
-}
-
-func (x *Index) repull(t *tnode) {
-	if t == nil {
-		return
-	}
-	x.repull(t.left)
-	x.repull(t.right)
-	t.pull(x.width)
 }
 
 // beyond reports whether ask needs a type no node has.
@@ -126,42 +135,77 @@ func (x *Index) sortKey(n *Node) float64 {
 	return s
 }
 
+// entry returns n's place in the order and what the index records as its
+// available resources.
+func (x *Index) entry(n *Node) (ekey, resource.Vector) {
+	e := ekey{key: x.sortKey(n), node: n}
+	e.id0, e.id1 = idPrefix(n.ID)
+	if !n.Eligible() {
+		return e, ineligible
+	}
+	return e, n.Available()
+}
+
 // Add indexes n. Adding a node that is already indexed is a no-op.
 func (x *Index) Add(n *Node) {
-	if n.t != nil {
+	if n.pg != nil {
 		return
 	}
 	x.widen(n)
-	t := &tnode{node: n, prio: prio(n.ID)}
-	t.id0, t.id1 = idPrefix(n.ID)
-	x.fill(t)
-	x.root = x.insert(x.root, t)
-	n.t = t
+	e, v := x.entry(n)
+	x.insert(&e, &v)
 	x.n++
 }
 
 // Remove drops n from the index. Removing an unindexed node is a no-op.
 func (x *Index) Remove(n *Node) {
-	if n.t == nil {
+	p := n.pg
+	if p == nil {
 		return
 	}
-	x.root = x.remove(x.root, n.t)
-	n.t = nil
+	x.removeAt(p, p.slot(n))
+	n.pg = nil
 	x.n--
 }
 
 // Update re-positions n after its resources, schedulability or reservation
-// changed.
+// changed. A node whose new place is where it is (between the entries
+// before and after it) is changed in its slot; otherwise it moves.
 func (x *Index) Update(n *Node) {
-	if n.t == nil {
+	p := n.pg
+	if p == nil {
 		return
 	}
 	x.widen(n)
-	t := n.t
-	x.root = x.remove(x.root, t)
-	x.fill(t)
-	t.left, t.right = nil, nil
-	x.root = x.insert(x.root, t)
+	e, v := x.entry(n)
+	i := p.slot(n)
+	if !stays(p, i, &e) {
+		x.removeAt(p, i)
+		x.insert(&e, &v)
+		return
+	}
+	p.k[i] = e
+	for t := range x.width {
+		p.max[t][i] = v[t]
+	}
+	x.fix(p)
+}
+
+// stays reports whether entry e may take slot i of leaf p: it sorts after
+// the entry before the slot and before the entry after it.
+func stays(p *page, i int, e *ekey) bool {
+	if i > 0 {
+		if !p.k[i-1].less(e) {
+			return false
+		}
+	} else if b := p.before(); b != nil && !b.less(e) {
+		return false
+	}
+	if i < p.n-1 {
+		return e.less(&p.k[i+1])
+	}
+	a := p.after()
+	return a == nil || e.less(a)
 }
 
 // Reconfigure changes the policy and weights and re-orders every node.
@@ -172,21 +216,11 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 	x.policy, x.weights = p, w
 	var all []*Node
 	x.Ascend(func(n *Node) bool { all = append(all, n); return true })
-	x.root, x.n = nil, 0
+	x.root, x.n, x.spare = &page{leaf: true}, 0, nil
 	for _, n := range all {
-		n.t = nil
+		n.pg = nil
 		x.Add(n)
 	}
-}
-
-func (x *Index) fill(t *tnode) {
-	t.key = x.sortKey(t.node)
-	if t.node.Eligible() {
-		t.avail = t.node.Available()
-	} else {
-		t.avail = ineligible
-	}
-	t.agg = t.avail
 }
 
 // First returns the first node in policy order that is eligible and whose
@@ -195,185 +229,63 @@ func (x *Index) First(ask resource.Vector) *Node {
 	if x.beyond(&ask) {
 		return nil
 	}
-	t := x.first(x.root, &ask, nil)
-	if t == nil {
+	p, i := x.first(x.root, 0, &ask)
+	if p == nil {
 		return nil
 	}
-	return t.node
+	return p.k[i].node
 }
 
 // Next returns the first eligible node after prev in policy order on which
 // ask fits, or nil. It lets a caller that rejects a candidate (for example
 // after an RM predicate check) continue the search.
 func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
-	if prev == nil || prev.t == nil {
+	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
 	if x.beyond(&ask) {
 		return nil
 	}
-	t := x.first(x.root, &ask, prev.t)
-	if t == nil {
-		return nil
-	}
-	return t.node
-}
-
-// Ascend calls fn for every node in policy order until fn returns false.
-func (x *Index) Ascend(fn func(*Node) bool) {
-	ascend(x.root, fn)
-}
-
-func ascend(t *tnode, fn func(*Node) bool) bool {
-	if t == nil {
-		return true
-	}
-	return ascend(t.left, fn) && fn(t.node) && ascend(t.right, fn)
-}
-
-// less orders entries by key, then node ID. The ID's packed prefix
-// decides first: where the prefixes differ they order as the IDs do (a
-// shorter ID padded with zeros sorts before the longer it prefixes).
-func less(a, b *tnode) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	if a.id0 != b.id0 {
-		return a.id0 < b.id0
-	}
-	if a.id1 != b.id1 {
-		return a.id1 < b.id1
-	}
-	return a.node.ID < b.node.ID
-}
-
-// first finds the leftmost entry strictly after lo (nil: no bound) that is
-// eligible and fits ask.
-func (x *Index) first(t *tnode, ask *resource.Vector, lo *tnode) *tnode {
-	w := x.width
-	for t != nil {
-		if !fits(ask, &t.agg, w) {
-			return nil
+	p := prev.pg
+	from := p.slot(prev) + 1
+	for ; p != nil; p = p.up {
+		if q, i := x.first(p, from, &ask); q != nil {
+			return q.k[i].node
 		}
-		if lo != nil && !less(lo, t) {
-			// t and its left subtree are not after lo.
-			t = t.right
-			continue
-		}
-		if r := x.first(t.left, ask, lo); r != nil {
-			return r
-		}
-		if fits(ask, &t.avail, w) {
-			return t
-		}
-		// everything left of t is done; the right subtree is after lo.
-		t, lo = t.right, nil
+		from = p.at + 1
 	}
 	return nil
 }
 
-// fits is Vector.Fits over the first w types.
-func fits(ask, avail *resource.Vector, w int) bool {
-	for i := range w {
-		if ask[i] > 0 && ask[i] > avail[i] {
+// first finds the leftmost entry under slots from.. of p whose maxima fit
+// ask: the page and slot of the entry, or nil.
+func (x *Index) first(p *page, from int, ask *resource.Vector) (*page, int) {
+	for i := from; i < p.n; i++ {
+		if !x.fits(ask, p, i) {
+			continue
+		}
+		if p.leaf {
+			return p, i
+		}
+		if q, j := x.first(p.kid[i], 0, ask); q != nil {
+			return q, j
+		}
+	}
+	return nil, 0
+}
+
+// fits is Vector.Fits of ask against slot i's column of p, over the first
+// width types.
+func (x *Index) fits(ask *resource.Vector, p *page, i int) bool {
+	for t := range x.width {
+		if ask[t] > 0 && ask[t] > p.max[t][i] {
 			return false
 		}
 	}
 	return true
 }
 
-// pull recomputes t's subtree maximum over the first w types (the others
-// are zero, or MinInt64 for ineligible nodes, and never fit a request).
-// Types from w on are not copied either: no lookup reads them (beyond
-// answers asks that need them), and widen repulls every entry.
-func (t *tnode) pull(w int) {
-	a, v := t.agg[:w], t.avail[:w]
-	copy(a, v)
-	if l := t.left; l != nil {
-		la := l.agg[:w]
-		for i := range a {
-			a[i] = max(a[i], la[i])
-		}
-	}
-	if r := t.right; r != nil {
-		ra := r.agg[:w]
-		for i := range a {
-			a[i] = max(a[i], ra[i])
-		}
-	}
+// Ascend calls fn for every node in policy order until fn returns false.
+func (x *Index) Ascend(fn func(*Node) bool) {
+	x.root.ascend(fn)
 }
-
-func (x *Index) insert(root, t *tnode) *tnode {
-	if root == nil {
-		t.pull(x.width)
-		return t
-	}
-	if less(t, root) {
-		root.left = x.insert(root.left, t)
-		if root.left.prio > root.prio {
-			root = x.rotateRight(root)
-		}
-	} else {
-		root.right = x.insert(root.right, t)
-		if root.right.prio > root.prio {
-			root = x.rotateLeft(root)
-		}
-	}
-	root.pull(x.width)
-	return root
-}
-
-func (x *Index) remove(root, t *tnode) *tnode {
-	if root == nil {
-		return nil
-	}
-	switch {
-	case root == t:
-		return x.merge(root.left, root.right)
-	case less(t, root):
-		root.left = x.remove(root.left, t)
-	default:
-		root.right = x.remove(root.right, t)
-	}
-	root.pull(x.width)
-	return root
-}
-
-func (x *Index) merge(a, b *tnode) *tnode {
-	if a == nil {
-		return b
-	}
-	if b == nil {
-		return a
-	}
-	if a.prio > b.prio {
-		a.right = x.merge(a.right, b)
-		a.pull(x.width)
-		return a
-	}
-	b.left = x.merge(a, b.left)
-	b.pull(x.width)
-	return b
-}
-
-func (x *Index) rotateRight(t *tnode) *tnode {
-	l := t.left
-	t.left = l.right
-	t.pull(x.width)
-	l.right = t
-	l.pull(x.width)
-	return l
-}
-
-func (x *Index) rotateLeft(t *tnode) *tnode {
-	r := t.right
-	t.right = r.left
-	t.pull(x.width)
-	r.left = t
-	r.pull(x.width)
-	return r
-}
-
-// prio derives the treap priority from the node ID, so the tree shape, like
-// everything else in the scheduler, is deterministic.
-func prio(id string) uint64 { return strhash.Of(id) }

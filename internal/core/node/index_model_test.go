@@ -238,7 +238,50 @@ func TestIndexAgainstModel(t *testing.T) {
 				if !slices.Equal(got, want) || x.Len() != len(want) {
 					t.Fatalf("seed %d step %d: order differs from the model (%d nodes, want %d)", seed, step, x.Len(), len(want))
 				}
+				if err := x.root.check(x.width); err != nil {
+					t.Fatalf("seed %d step %d: %v", seed, step, err)
+				}
 			}
 		}
 	}
+}
+
+// check verifies the page structure under p: parent links and slots,
+// fill, entries in order and pointing back to their leaf, and every
+// summary equal to the one computed from scratch.
+func (p *page) check(width int) error {
+	if p.n > fan || (p.n == 0 && (p.up != nil || !p.leaf)) {
+		return fmt.Errorf("page with %d slots", p.n)
+	}
+	for i := range p.n {
+		if i > 0 && !p.k[i-1].less(&p.k[i]) {
+			return fmt.Errorf("slots %d and %d out of order", i-1, i)
+		}
+		if p.leaf {
+			if p.k[i].node.pg != p {
+				return fmt.Errorf("node %s does not point to its page", p.k[i].node.ID)
+			}
+			continue
+		}
+		c := p.kid[i]
+		if c.up != p || c.at != i {
+			return fmt.Errorf("child %d: up/at wrong", i)
+		}
+		if err := c.check(width); err != nil {
+			return err
+		}
+		if p.k[i] != c.k[c.n-1] {
+			return fmt.Errorf("slot %d: key is not the child's greatest", i)
+		}
+		for t := range resource.MaxTypes {
+			m := slices.Max(c.max[t][:c.n])
+			if t >= width {
+				m = 0
+			}
+			if p.max[t][i] != m {
+				return fmt.Errorf("slot %d type %d: maximum %d, children's %d", i, t, p.max[t][i], m)
+			}
+		}
+	}
+	return nil
 }

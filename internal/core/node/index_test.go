@@ -270,8 +270,8 @@ func TestLessOrdersLikeIDs(t *testing.T) {
 		}
 		return string(b)
 	}
-	entry := func(s string) *tnode {
-		e := &tnode{node: &Node{ID: s}}
+	entry := func(s string) *ekey {
+		e := &ekey{node: &Node{ID: s}}
 		e.id0, e.id1 = idPrefix(s)
 		return e
 	}
@@ -280,7 +280,7 @@ func TestLessOrdersLikeIDs(t *testing.T) {
 		if rng.IntN(4) == 0 { // b extends a
 			b = a + b
 		}
-		if got, want := less(entry(a), entry(b)), a < b; got != want {
+		if got, want := entry(a).less(entry(b)), a < b; got != want {
 			t.Fatalf("less(%q, %q) = %v, want %v", a, b, got, want)
 		}
 	}

@@ -46,7 +46,7 @@ type Node struct {
 	// Foreign maps foreign allocation keys to the allocations.
 	Foreign map[string]Foreign
 
-	t *tnode // the node's entry in its Index, nil when not indexed
+	pg *page // the index page holding the node, nil when not indexed
 }
 
 // Foreign is an allocation of another scheduler on a node (reference

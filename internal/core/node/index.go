@@ -125,7 +125,7 @@ func (x *Index) Score(n *Node) float64 {
 }
 
 func (x *Index) sortKey(n *Node) float64 {
-	s := x.Score(n)
+	s := x.share(n)
 	if math.IsNaN(s) {
 		s = 0
 	}
@@ -135,15 +135,36 @@ func (x *Index) sortKey(n *Node) float64 {
 	return s
 }
 
-// entry returns n's place in the order and what the index records as its
-// available resources.
-func (x *Index) entry(n *Node) (ekey, resource.Vector) {
-	e := ekey{key: x.sortKey(n), node: n}
-	e.id0, e.id1 = idPrefix(n.ID)
-	if !n.Eligible() {
-		return e, ineligible
+// share is Score over the first width types, where all of n's types are
+// once widen has seen n: the same operations in the same order, so the
+// same float.
+func (x *Index) share(n *Node) float64 {
+	var sum, weight float64
+	for i := range x.width {
+		if x.weights[i] == 0 || n.Capacity[i] <= 0 {
+			continue
+		}
+		sum += x.weights[i] * float64(n.Allocated[i]+n.Occupied[i]) / float64(n.Capacity[i])
+		weight += x.weights[i]
 	}
-	return e, n.Available()
+	if weight == 0 {
+		return 0
+	}
+	return sum / weight
+}
+
+// column returns what the index records as n's available resources, over
+// the first width types: ineligible for a node that takes no normal
+// allocation.
+func (x *Index) column(n *Node) resource.Vector {
+	if !n.Eligible() {
+		return ineligible
+	}
+	var v resource.Vector
+	for t := range x.width {
+		v[t] = n.Capacity[t] - n.Allocated[t] - n.Occupied[t]
+	}
+	return v
 }
 
 // Add indexes n. Adding a node that is already indexed is a no-op.
@@ -152,7 +173,9 @@ func (x *Index) Add(n *Node) {
 		return
 	}
 	x.widen(n)
-	e, v := x.entry(n)
+	e := ekey{key: x.sortKey(n), node: n}
+	e.id0, e.id1 = idPrefix(n.ID)
+	v := x.column(n)
 	x.insert(&e, &v)
 	x.n++
 }
@@ -177,35 +200,39 @@ func (x *Index) Update(n *Node) {
 		return
 	}
 	x.widen(n)
-	e, v := x.entry(n)
 	i := p.slot(n)
+	e := p.k[i]
+	e.key = x.sortKey(n)
+	v := x.column(n)
 	if !stays(p, i, &e) {
 		x.removeAt(p, i)
 		x.insert(&e, &v)
 		return
 	}
-	p.k[i] = e
+	var old resource.Vector
+	p.k[i].key = e.key
 	for t := range x.width {
-		p.max[t][i] = v[t]
+		old[t], p.max[t][i] = p.max[t][i], v[t]
 	}
-	x.fix(p)
+	x.adjust(p, &old, &v)
 }
 
 // stays reports whether entry e may take slot i of leaf p: it sorts after
-// the entry before the slot and before the entry after it.
+// the entry before the slot and before the entry after it, and within the
+// separators around p when it would be p's first or last.
 func stays(p *page, i int, e *ekey) bool {
 	if i > 0 {
 		if !p.k[i-1].less(e) {
 			return false
 		}
-	} else if b := p.before(); b != nil && !b.less(e) {
+	} else if f := p.floor(); f != nil && e.less(f) {
 		return false
 	}
 	if i < p.n-1 {
 		return e.less(&p.k[i+1])
 	}
-	a := p.after()
-	return a == nil || e.less(a)
+	c := p.ceiling()
+	return c == nil || e.less(c)
 }
 
 // Reconfigure changes the policy and weights and re-orders every node.

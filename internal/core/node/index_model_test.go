@@ -247,41 +247,117 @@ func TestIndexAgainstModel(t *testing.T) {
 }
 
 // check verifies the page structure under p: parent links and slots,
-// fill, entries in order and pointing back to their leaf, and every
-// summary equal to the one computed from scratch.
+// fill, entries in order and pointing back to their leaf, separators
+// between their children's entries, and every maximum equal to the one
+// computed from scratch.
 func (p *page) check(width int) error {
+	_, _, err := p.span(width)
+	return err
+}
+
+// span checks p and returns its least and greatest entries.
+func (p *page) span(width int) (lo, hi *ekey, err error) {
 	if p.n > fan || (p.n == 0 && (p.up != nil || !p.leaf)) {
-		return fmt.Errorf("page with %d slots", p.n)
+		return nil, nil, fmt.Errorf("page with %d slots", p.n)
+	}
+	if p.n == 0 {
+		return nil, nil, nil
 	}
 	for i := range p.n {
-		if i > 0 && !p.k[i-1].less(&p.k[i]) {
-			return fmt.Errorf("slots %d and %d out of order", i-1, i)
-		}
 		if p.leaf {
+			if i > 0 && !p.k[i-1].less(&p.k[i]) {
+				return nil, nil, fmt.Errorf("entries %d and %d out of order", i-1, i)
+			}
 			if p.k[i].node.pg != p {
-				return fmt.Errorf("node %s does not point to its page", p.k[i].node.ID)
+				return nil, nil, fmt.Errorf("node %s does not point to its page", p.k[i].node.ID)
 			}
 			continue
 		}
 		c := p.kid[i]
 		if c.up != p || c.at != i {
-			return fmt.Errorf("child %d: up/at wrong", i)
+			return nil, nil, fmt.Errorf("child %d: up/at wrong", i)
 		}
-		if err := c.check(width); err != nil {
-			return err
+		clo, chi, err := c.span(width)
+		if err != nil {
+			return nil, nil, err
 		}
-		if p.k[i] != c.k[c.n-1] {
-			return fmt.Errorf("slot %d: key is not the child's greatest", i)
+		if i > 0 && (!hi.less(&p.k[i]) || clo.less(&p.k[i])) {
+			return nil, nil, fmt.Errorf("separator %d not between its children", i)
 		}
+		if i == 0 {
+			lo = clo
+		}
+		hi = chi
 		for t := range resource.MaxTypes {
 			m := slices.Max(c.max[t][:c.n])
 			if t >= width {
 				m = 0
 			}
 			if p.max[t][i] != m {
-				return fmt.Errorf("slot %d type %d: maximum %d, children's %d", i, t, p.max[t][i], m)
+				return nil, nil, fmt.Errorf("slot %d type %d: maximum %d, children's %d", i, t, p.max[t][i], m)
 			}
 		}
 	}
-	return nil
+	if p.leaf {
+		return &p.k[0], &p.k[p.n-1], nil
+	}
+	return lo, hi, nil
+}
+
+// TestIndexGrowAndShrink grows the index to enough nodes for three levels
+// of inner pages and shrinks it back in random order, moving nodes on the
+// way, so inner pages split and merge both ways; the structure, the order
+// and First are checked as it goes.
+func TestIndexGrowAndShrink(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	x := NewIndex(Fair, resource.DefaultWeights())
+	m := &model{policy: Fair, weights: resource.DefaultWeights(), in: map[*Node]*recorded{}}
+	var live []*Node
+	verify := func(stage string) {
+		t.Helper()
+		if err := x.root.check(x.width); err != nil {
+			t.Fatalf("%s, %d nodes: %v", stage, len(live), err)
+		}
+		i := 0
+		x.Ascend(func(n *Node) bool {
+			if i >= len(m.sorted) || m.sorted[i].n != n {
+				t.Fatalf("%s, %d nodes: order differs from the model at %d", stage, len(live), i)
+			}
+			i++
+			return true
+		})
+		ask := modelVec(rng, 2, 1000)
+		if got, want := x.First(ask), m.first(ask, nil); got != want {
+			t.Fatalf("%s: First(%v) = %s, want %s", stage, ask, id(got), id(want))
+		}
+	}
+	move := func() {
+		n := live[rng.IntN(len(live))]
+		n.Allocated = modelVec(rng, 2, 700)
+		x.Update(n)
+		m.record(n)
+	}
+	for i := range 24000 {
+		n := New(modelID(rng, i), vec(4000, 4000), nil)
+		n.Allocated = modelVec(rng, 2, 700)
+		live = append(live, n)
+		x.Add(n)
+		m.record(n)
+		move()
+		if i%3000 == 0 {
+			verify("growing")
+		}
+	}
+	verify("grown")
+	for len(live) > 1 {
+		j := rng.IntN(len(live))
+		x.Remove(live[j])
+		m.drop(live[j])
+		live[j] = live[len(live)-1]
+		live = live[:len(live)-1]
+		move()
+		if len(live)%1000 == 0 || len(live) < 40 {
+			verify("shrinking")
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package node
 
 import (
-	"math"
-
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -13,10 +11,14 @@ const fan = 32
 // page is a node of the index's B+-tree. On a leaf, slot i is an entry: a
 // node's place in the order and, in column i of max, its available
 // resources (ineligible for nodes that take no normal allocation). On an
-// inner page, slot i summarizes child kid[i]: its greatest entry and the
-// maximum of each of its columns. The columns are stored type by type, so
-// the loops over a page's slots read contiguous memory; only the first
-// width types are written, the others stay zero.
+// inner page, slot i holds child kid[i], the maximum of each of its
+// columns and, from slot 1 on, a separator k[i]: every entry under kid[i]
+// sorts at or after it and every entry under kid[i-1] before it. The
+// separators change only when pages split or merge, so an entry arriving
+// at the back of the order or leaving its front does not climb the tree.
+// The columns are stored type by type, so the loops over a page's slots
+// read contiguous memory; only the first width types are written, the
+// others stay zero.
 type page struct {
 	n    int
 	leaf bool
@@ -37,39 +39,38 @@ func (p *page) slot(n *Node) int {
 	panic("node: index entry not on its page")
 }
 
-// search returns the number of p's slots that sort before e.
-func (p *page) search(e *ekey) int {
-	lo, hi := 0, p.n
+// upper returns the first of p's slots from lo on whose key sorts after
+// e, or p.n.
+func (p *page) upper(e *ekey, lo int) int {
+	hi := p.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if p.k[m].less(e) {
-			lo = m + 1
-		} else {
+		if e.less(&p.k[m]) {
 			hi = m
+		} else {
+			lo = m + 1
 		}
 	}
 	return lo
 }
 
-// before returns the greatest entry before leaf p's first, or nil.
-func (p *page) before() *ekey {
+// floor returns a bound that sorts after every entry before leaf p and
+// at or before p's first (the nearest separator to its left), or nil.
+func (p *page) floor() *ekey {
 	for ; p.up != nil; p = p.up {
 		if p.at > 0 {
-			return &p.up.k[p.at-1]
+			return &p.up.k[p.at]
 		}
 	}
 	return nil
 }
 
-// after returns the least entry after leaf p's last, or nil.
-func (p *page) after() *ekey {
+// ceiling returns a bound that sorts after leaf p's last entry and at or
+// before every entry after p (the nearest separator to its right), or nil.
+func (p *page) ceiling() *ekey {
 	for ; p.up != nil; p = p.up {
 		if p.at < p.up.n-1 {
-			q := p.up.kid[p.at+1]
-			for !q.leaf {
-				q = q.kid[0]
-			}
-			return &q.k[0]
+			return &p.up.k[p.at+1]
 		}
 	}
 	return nil
@@ -93,9 +94,9 @@ func (p *page) ascend(fn func(*Node) bool) bool {
 func (x *Index) insert(e *ekey, v *resource.Vector) {
 	p := x.root
 	for !p.leaf {
-		p = p.kid[min(p.search(e), p.n-1)]
+		p = p.kid[p.upper(e, 1)-1]
 	}
-	i := p.search(e)
+	i := p.upper(e, 0)
 	split := p.n == fan
 	if split {
 		q := x.split(p)
@@ -112,13 +113,14 @@ func (x *Index) insert(e *ekey, v *resource.Vector) {
 	if split {
 		x.fixAll(p)
 	} else {
-		x.fix(p)
+		x.adjust(p, &ineligible, v)
 	}
 }
 
 // split moves the upper half of full page p to a new right sibling, which
-// it returns, splitting full parents first; both halves are summarized in
-// their parent, whose own summary is left to the caller (fixAll).
+// it returns, splitting full parents first; the new page's first key
+// separates the two in their parent, which holds both halves' maxima. The
+// parent's own maxima are left to the caller (fixAll).
 func (x *Index) split(p *page) *page {
 	u := p.up
 	if u == nil {
@@ -136,6 +138,7 @@ func (x *Index) split(p *page) *page {
 	q.n, p.n = fan-h, h
 	x.open(u, p.at+1, 1)
 	u.kid[p.at+1], q.up, q.at = q, u, p.at+1
+	u.k[q.at] = q.k[0]
 	x.summarize(u, p.at)
 	x.summarize(u, q.at)
 	return q
@@ -145,6 +148,10 @@ func (x *Index) split(p *page) *page {
 // left under a quarter full merges into a sibling with room, and a root
 // with a single child gives way to it.
 func (x *Index) removeAt(p *page, i int) {
+	var old resource.Vector
+	for t := range x.width {
+		old[t] = p.max[t][i]
+	}
 	x.cut(p, i)
 	u := p.up
 	if u == nil {
@@ -164,6 +171,9 @@ func (x *Index) removeAt(p *page, i int) {
 		if j := p.at - 1; j >= 0 && u.kid[j].n+p.n <= fan {
 			l := u.kid[j]
 			x.copySlots(l, l.n, p, 0, p.n)
+			if !p.leaf {
+				l.k[l.n] = u.k[p.at] // p's first child: p's separator
+			}
 			l.n += p.n
 			x.summarize(u, j)
 			x.removeAt(u, p.at)
@@ -174,13 +184,17 @@ func (x *Index) removeAt(p *page, i int) {
 			r := u.kid[j]
 			x.open(r, 0, p.n)
 			x.copySlots(r, 0, p, 0, p.n)
+			if !p.leaf {
+				r.k[p.n] = u.k[j] // r's first child: r's separator
+			}
+			u.k[j] = u.k[p.at] // r takes p's place in the order
 			x.summarize(u, j)
 			x.removeAt(u, p.at)
 			x.drop(p)
 			return
 		}
 	}
-	x.fix(p)
+	x.adjust(p, &old, &ineligible)
 }
 
 // newPage returns an empty page, a spare one if there is one.
@@ -203,12 +217,31 @@ func (x *Index) drop(p *page) {
 	x.spare = append(x.spare, p)
 }
 
-// fix re-summarizes p in its parent, and the parent in its own, up to
-// the first summary that does not change: the way up after a page's
-// slots changed and every other summary is right.
-func (x *Index) fix(p *page) {
-	for p.up != nil && x.summarize(p.up, p.at) {
-		p = p.up
+// adjust updates the maxima above p after one of its slots went from old
+// to new (ineligible: the slot left or arrived), up to the first level
+// where none changes. A maximum rises to new where new reaches it, and is
+// recomputed where old was it; the same test holds a level up, since a
+// maximum only ever changes to new or down from old.
+func (x *Index) adjust(p *page, old, new *resource.Vector) {
+	for u := p.up; u != nil; p, u = u, u.up {
+		changed := false
+		for t := range x.width {
+			m := u.max[t][p.at]
+			switch {
+			case new[t] > m:
+				m = new[t]
+			case new[t] < m && old[t] >= m:
+				m = rowMax(p.max[t][:p.n])
+			default:
+				continue
+			}
+			if m != u.max[t][p.at] {
+				u.max[t][p.at], changed = m, true
+			}
+		}
+		if !changed {
+			return
+		}
 	}
 }
 
@@ -219,22 +252,12 @@ func (x *Index) fixAll(p *page) {
 	}
 }
 
-// summarize sets slot i of inner page u from its child and reports
-// whether it changed.
-func (x *Index) summarize(u *page, i int) bool {
+// summarize sets the maxima of slot i of inner page u from its child.
+func (x *Index) summarize(u *page, i int) {
 	c := u.kid[i]
-	changed := u.k[i] != c.k[c.n-1]
-	u.k[i] = c.k[c.n-1]
 	for t := range x.width {
-		m := int64(math.MinInt64)
-		for _, v := range c.max[t][:c.n] {
-			m = max(m, v)
-		}
-		if u.max[t][i] != m {
-			u.max[t][i], changed = m, true
-		}
+		u.max[t][i] = rowMax(c.max[t][:c.n])
 	}
-	return changed
 }
 
 // open makes room for k slots at i of p, shifting the slots from i right.
@@ -294,4 +317,14 @@ func (x *Index) copySlots(dst *page, di int, src *page, si, k int) {
 func (x *Index) clearSlots(p *page, i, j int) {
 	clear(p.k[i:j])
 	clear(p.kid[i:j])
+}
+
+// rowMax returns the greatest of r, which is not empty, with two chains of
+// comparisons in flight.
+func rowMax(r []int64) int64 {
+	a, b := r[0], r[len(r)-1]
+	for i := 1; i+1 < len(r); i += 2 {
+		a, b = max(a, r[i]), max(b, r[i+1])
+	}
+	return max(a, b)
 }

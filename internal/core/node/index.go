@@ -102,16 +102,6 @@ func (x *Index) widen(n *Node) {
 	}
 }
 
-// beyond reports whether ask needs a type no node has.
-func (x *Index) beyond(ask *resource.Vector) bool {
-	for i := x.width; i < resource.MaxTypes; i++ {
-		if ask[i] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Len returns the number of indexed nodes.
 func (x *Index) Len() int { return x.n }
 
@@ -253,10 +243,11 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
 func (x *Index) First(ask resource.Vector) *Node {
-	if x.beyond(&ask) {
+	nd, ok := x.needs(&ask)
+	if !ok {
 		return nil
 	}
-	p, i := x.first(x.root, 0, &ask)
+	p, i := x.first(x.root, 0, &nd)
 	if p == nil {
 		return nil
 	}
@@ -270,13 +261,14 @@ func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
-	if x.beyond(&ask) {
+	nd, ok := x.needs(&ask)
+	if !ok {
 		return nil
 	}
 	p := prev.pg
 	from := p.slot(prev) + 1
 	for ; p != nil; p = p.up {
-		if q, i := x.first(p, from, &ask); q != nil {
+		if q, i := x.first(p, from, &nd); q != nil {
 			return q.k[i].node
 		}
 		from = p.at + 1
@@ -284,28 +276,52 @@ func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
 	return nil
 }
 
-// first finds the leftmost entry under slots from.. of p whose maxima fit
-// ask: the page and slot of the entry, or nil.
-func (x *Index) first(p *page, from int, ask *resource.Vector) (*page, int) {
+// need is the types an ask uses (ask[t] > 0) and how much of each: what
+// a slot's column must reach for the ask to fit.
+type need struct {
+	n   int
+	typ [resource.MaxTypes]int
+	min [resource.MaxTypes]int64
+}
+
+// needs returns what ask needs, and false when it needs a type no node
+// has.
+func (x *Index) needs(ask *resource.Vector) (need, bool) {
+	var nd need
+	for t, a := range ask {
+		if a <= 0 {
+			continue
+		}
+		if t >= x.width {
+			return nd, false
+		}
+		nd.typ[nd.n], nd.min[nd.n] = t, a
+		nd.n++
+	}
+	return nd, true
+}
+
+// first finds the leftmost entry under slots from.. of p whose columns
+// meet nd: the page and slot of the entry, or nil.
+func (x *Index) first(p *page, from int, nd *need) (*page, int) {
 	for i := from; i < p.n; i++ {
-		if !x.fits(ask, p, i) {
+		if !p.meets(i, nd) {
 			continue
 		}
 		if p.leaf {
 			return p, i
 		}
-		if q, j := x.first(p.kid[i], 0, ask); q != nil {
+		if q, j := x.first(p.kid[i], 0, nd); q != nil {
 			return q, j
 		}
 	}
 	return nil, 0
 }
 
-// fits is Vector.Fits of ask against slot i's column of p, over the first
-// width types.
-func (x *Index) fits(ask *resource.Vector, p *page, i int) bool {
-	for t := range x.width {
-		if ask[t] > 0 && ask[t] > p.max[t][i] {
+// meets reports whether slot i's column of p has what nd needs.
+func (p *page) meets(i int, nd *need) bool {
+	for j := range nd.n {
+		if p.max[nd.typ[j]][i] < nd.min[j] {
 			return false
 		}
 	}

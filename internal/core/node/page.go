@@ -16,7 +16,9 @@ const fan = 32
 // sorts at or after it and every entry under kid[i-1] before it. The
 // separators change only when pages split or merge, so an entry arriving
 // at the back of the order or leaving its front does not climb the tree.
-// The columns are stored type by type, so the loops over a page's slots
+// A separator is a copy of the entry that began a page when it split, so
+// it may name a node removed since, which stays reachable (only its ID is
+// read) until a split or merge replaces the separator. The columns are stored type by type, so the loops over a page's slots
 // read contiguous memory; only the first width types are written, the
 // others stay zero.
 type page struct {

@@ -374,3 +374,62 @@ func TestIndexGrowAndShrink(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexAllocationCycle is the partition's own pattern: the first node
+// an ask fits on takes it and is updated, over and over, with mostly
+// uniform asks. Under Fair every node moves from the front of the order
+// to the back (pages drain at the front and start at the back); under
+// BinPacking it stays in place until full.
+func TestIndexAllocationCycle(t *testing.T) {
+	for _, p := range []Policy{Fair, BinPacking} {
+		rng := rand.New(rand.NewPCG(11, uint64(p)))
+		x := NewIndex(p, resource.DefaultWeights())
+		var live []*Node
+		for i := range 2000 {
+			n := New(fmt.Sprintf("node-%04d", i), vec(64000, 64000), nil)
+			live = append(live, n)
+			x.Add(n)
+		}
+		for step := range 40000 {
+			ask := vec(1000, 1000)
+			if rng.IntN(50) == 0 {
+				ask = modelVec(rng, 2, 1000)
+			}
+			n := x.First(ask)
+			if n == nil {
+				for _, m := range live {
+					m.Allocated = resource.Vector{}
+					x.Update(m)
+				}
+				continue
+			}
+			n.Allocated = n.Allocated.Add(ask)
+			x.Update(n)
+			if step%2000 != 0 {
+				continue
+			}
+			if err := x.root.check(x.width); err != nil {
+				t.Fatalf("policy %d step %d: %v", p, step, err)
+			}
+			m := &model{policy: p, weights: resource.DefaultWeights(), in: map[*Node]*recorded{}}
+			for _, n := range live {
+				r := m.snap(n)
+				m.in[n], m.sorted = r, append(m.sorted, r)
+			}
+			slices.SortFunc(m.sorted, compareRecorded)
+			var got []*Node
+			x.Ascend(func(n *Node) bool { got = append(got, n); return true })
+			for i, r := range m.sorted {
+				if got[i] != r.n {
+					t.Fatalf("policy %d step %d: order differs from the model at %d", p, step, i)
+				}
+			}
+			for range 10 {
+				ask := modelVec(rng, 2, 2000)
+				if got, want := x.First(ask), m.first(ask, nil); got != want {
+					t.Fatalf("policy %d step %d: First(%v) = %s, want %s", p, step, ask, id(got), id(want))
+				}
+			}
+		}
+	}
+}

@@ -100,8 +100,14 @@ func (x *Index) insert(e *ekey, v *resource.Vector) {
 	}
 	i := p.upper(e, 0)
 	split := p.n == fan
-	if split {
-		q := x.split(p)
+	switch {
+	case split && i == fan && p.ceiling() == nil:
+		// e goes after every entry (the Fair policy's moves end there):
+		// it starts a page of its own, so the leaves behind stay full and
+		// no entry changes page
+		p, i = x.split(p, fan, e), 0
+	case split:
+		q := x.split(p, fan/2, nil)
 		if i > p.n {
 			p, i = q, i-p.n
 		}
@@ -119,30 +125,35 @@ func (x *Index) insert(e *ekey, v *resource.Vector) {
 	}
 }
 
-// split moves the upper half of full page p to a new right sibling, which
-// it returns, splitting full parents first; the new page's first key
-// separates the two in their parent, which holds both halves' maxima. The
-// parent's own maxima are left to the caller (fixAll).
-func (x *Index) split(p *page) *page {
+// split moves the slots of full page p from h on to a new right sibling,
+// which it returns, splitting full parents first. The two are separated
+// in their parent by sep, or the new page's first key when sep is nil;
+// the parent holds their maxima (the new page's only once it has slots),
+// its own are left to the caller (fixAll).
+func (x *Index) split(p *page, h int, sep *ekey) *page {
 	u := p.up
 	if u == nil {
 		u = x.newPage(false)
 		u.n, u.kid[0], p.up, p.at = 1, p, u, 0
 		x.root = u
 	} else if u.n == fan {
-		x.split(u)
+		x.split(u, fan/2, nil)
 		u = p.up
 	}
 	q := x.newPage(p.leaf)
-	h := fan / 2
 	x.copySlots(q, 0, p, h, fan-h)
 	x.clearSlots(p, h, fan)
 	q.n, p.n = fan-h, h
 	x.open(u, p.at+1, 1)
 	u.kid[p.at+1], q.up, q.at = q, u, p.at+1
-	u.k[q.at] = q.k[0]
+	if sep == nil {
+		sep = &q.k[0]
+	}
+	u.k[q.at] = *sep
 	x.summarize(u, p.at)
-	x.summarize(u, q.at)
+	if q.n > 0 {
+		x.summarize(u, q.at)
+	}
 	return q
 }
 

@@ -33,29 +33,11 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 // count adds n to the number of pending entries at priority p, keeping
 // the cached maximum key.
 func (q *Queue) count(p int32, n int) {
-	c := q.prios[p] + n
-	if c <= 0 {
-		delete(q.prios, p)
-		if p == q.maxPrio {
-			q.maxPrio = maxKey(q.prios)
-		}
-	} else {
-		q.prios[p] = c
-		if len(q.prios) == 1 || p > q.maxPrio {
-			q.maxPrio = p
-		}
-	}
+	q.prios.add(p, n)
+	q.maxPrio = q.prios.max()
 }
 
 const minPrio = math.MinInt32
-
-func maxKey(m map[int32]int) int32 {
-	p := int32(math.MinInt32)
-	for k := range m {
-		p = max(p, k)
-	}
-	return p
-}
 
 // placeApp re-keys a in the leaf's ordering and fixes its membership:
 // applications with pending asks that are not skipped in this pass.

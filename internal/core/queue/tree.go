@@ -298,7 +298,7 @@ func (t *Tree) refreshWith(recount bool) {
 		q.maxPrio = minPrio
 		if q.Leaf {
 			if recount {
-				q.prios = map[int32]int{}
+				q.prios = q.prios[:0]
 			}
 			for _, a := range q.apps {
 				a.QueueIndex = -1
@@ -313,7 +313,7 @@ func (t *Tree) refreshWith(recount bool) {
 				q.placeApp(a)
 			}
 		} else {
-			q.prios = map[int32]int{}
+			q.prios = q.prios[:0]
 			q.maxPrio = minPrio
 			for _, n := range q.names {
 				if c := q.children[n]; c.prio != minPrio {
@@ -321,7 +321,7 @@ func (t *Tree) refreshWith(recount bool) {
 				}
 			}
 		}
-		q.maxPrio = maxKey(q.prios)
+		q.maxPrio = q.prios.max()
 		q.prio = q.priorityAfterPolicy(q.maxPrio)
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
 		q.pendW = pendingWeight(q)

@@ -33,6 +33,28 @@ func (v *Vector) DecOn(d *Vector, m Mask) {
 	}
 }
 
+// AddsOn reports whether v + d overflows no type of m.
+func (v *Vector) AddsOn(d *Vector, m Mask) bool {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		s := v[i] + d[i]
+		if (v[i]^s)&(d[i]^s) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// NegativeOn reports whether v is negative on a type of m.
+func (v *Vector) NegativeOn(m Mask) bool {
+	for ; m != 0; m &= m - 1 {
+		if v[bits.TrailingZeros32(uint32(m))] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AllowsAddOn is AllowsAdd restricted to the types in m: it equals
 // q.AllowsAdd(*used, *ask) when m covers the support of ask.
 func (q *Quota) AllowsAddOn(used, ask *Vector, m Mask) bool {

@@ -21,6 +21,12 @@ func TestSparseMatchesDense(t *testing.T) {
 		if got, want := q.AllowsAddOn(&used, &ask, m), q.AllowsAdd(used, ask); got != want {
 			t.Fatalf("AllowsAddOn = %v, AllowsAdd = %v: q=%+v used=%v ask=%v", got, want, q, used, ask)
 		}
+		if _, ok := used.AddChecked(ask); used.AddsOn(&ask, m) != ok {
+			t.Fatalf("AddsOn = %v, AddChecked ok = %v: used=%v ask=%v", !ok, ok, used, ask)
+		}
+		if got, want := ask.NegativeOn(m), ask.HasNegative(); got != want {
+			t.Fatalf("NegativeOn = %v, HasNegative = %v: %v", got, want, ask)
+		}
 		dense, sparse := used, used
 		dense.Inc(ask)
 		sparse.IncOn(&ask, m)
@@ -53,6 +59,8 @@ func TestSparseDoesNotAllocate(t *testing.T) {
 		"IncOn":       func() { a.IncOn(&b, m) },
 		"DecOn":       func() { a.DecOn(&b, m) },
 		"AllowsAddOn": func() { sinkBool = q.AllowsAddOn(&a, &b, m) },
+		"AddsOn":      func() { sinkBool = a.AddsOn(&b, m) },
+		"NegativeOn":  func() { sinkBool = b.NegativeOn(m) },
 	} {
 		if n := testing.AllocsPerRun(100, op); n != 0 {
 			t.Errorf("%s allocates %v times per call, want 0", name, n)

@@ -228,7 +228,7 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if err := a.AddAsk(x); err != nil {
 		return err
 	}
-	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
+	p.leafOf(a).AddPending(a, &x.Res, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
 		// pending before this one is listed already (or running)

@@ -386,7 +386,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	n.AddAlloc(x)
 	p.index.Update(n)
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
-	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
+	leaf.Placed(a, &x.Res, x.Priority)
 	p.markRunning(a, leaf)
 	if x.Placeholder {
 		p.startGangTimer(a, now)

@@ -30,6 +30,34 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.refresh(mAlloc != 0)
 }
 
+// AddPending is Apply for an ask of a taken in: res joins the pending
+// resources on the path and one ask of priority p the pending set.
+func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, p int32) {
+	m := res.Support()
+	for x := leaf; x != nil; x = x.Parent {
+		x.Pending.IncOn(res, m)
+		x.pendingAsks++
+	}
+	leaf.count(p, 1)
+	leaf.placeApp(a)
+	leaf.refresh(false)
+}
+
+// Placed is Apply for a pending ask of a that was allocated: res moves
+// from pending to allocated on the path and one ask of priority p leaves
+// the pending set.
+func (leaf *Queue) Placed(a *app.App, res *resource.Vector, p int32) {
+	m := res.Support()
+	for x := leaf; x != nil; x = x.Parent {
+		x.Allocated.IncOn(res, m)
+		x.Pending.DecOn(res, m)
+		x.pendingAsks--
+	}
+	leaf.count(p, -1)
+	leaf.placeApp(a)
+	leaf.refresh(m != 0)
+}
+
 // count adds n to the number of pending entries at priority p, keeping
 // the cached maximum key.
 func (q *Queue) count(p int32, n int) {
@@ -43,7 +71,7 @@ const minPrio = math.MinInt32
 // applications with pending asks that are not skipped in this pass.
 func (leaf *Queue) placeApp(a *app.App) {
 	if leaf.runnable.fair {
-		a.SortShare = resource.FairShare(a.Allocated, leaf.Guaranteed, leaf.fairMax)
+		a.SortShare = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
 	}
 	want := a.PendingCount() > 0 && !a.Deferred
 	switch {
@@ -67,7 +95,7 @@ func (q *Queue) refresh(share bool) {
 		old := x.prio
 		x.prio = x.priorityAfterPolicy(x.maxPrio)
 		if share {
-			x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
+			x.share = resource.FairShareOf(&x.Allocated, &x.Guaranteed, &x.fairMax)
 		}
 		x.pendW = pendingWeight(x)
 		p := x.Parent

@@ -35,6 +35,11 @@ func (t *Tree) Queue(path string) (*Queue, bool) {
 	return q, ok
 }
 
+// Leaf returns the leaf queue of application a, nil when there is none:
+// a.QueuePath is the path of the queue it was placed in, lower case
+// already, so no case folding is needed (leafOf runs for every ask).
+func (t *Tree) Leaf(a *app.App) *Queue { return t.byPath[a.QueuePath] }
+
 // Each calls fn for every queue, parents before children, children in name
 // order.
 func (t *Tree) Each(fn func(*Queue)) {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/core/prio"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -94,7 +95,7 @@ type App struct {
 	last     *class
 	heap     classHeap
 	deferred []*class
-	prio     map[int32]int
+	prio     prio.Counts
 	seq      uint64
 }
 
@@ -110,7 +111,6 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		QueueIndex: -1,
 		all:        map[string]*Allocation{},
 		classes:    map[classKey]*class{},
-		prio:       map[int32]int{},
 		maxPrio:    math.MinInt32,
 		TaskGroups: map[string]*TaskGroup{},
 		phs:        map[string][]*Allocation{},
@@ -214,8 +214,8 @@ func (a *App) enqueue(x *Allocation) {
 	}
 	a.pending++
 	a.Pending.Inc(x.Res)
-	a.prio[x.Priority]++
-	a.maxPrio = max(a.maxPrio, x.Priority)
+	a.prio.Add(x.Priority, 1)
+	a.maxPrio = a.prio.Max()
 }
 
 // dequeue takes a pending ask out of its class.
@@ -245,15 +245,8 @@ func (a *App) dequeue(x *Allocation) {
 	}
 	a.pending--
 	a.Pending.Dec(x.Res)
-	if a.prio[x.Priority]--; a.prio[x.Priority] == 0 {
-		delete(a.prio, x.Priority)
-		if x.Priority == a.maxPrio {
-			a.maxPrio = math.MinInt32
-			for p := range a.prio {
-				a.maxPrio = max(a.maxPrio, p)
-			}
-		}
-	}
+	a.prio.Add(x.Priority, -1)
+	a.maxPrio = a.prio.Max()
 }
 
 func (a *App) dropDeferred(c *class) {

@@ -66,8 +66,8 @@ func (leaf *Queue) Placed(a *app.App, res *resource.Vector, p int32) {
 // count adds n to the number of pending entries at priority p, keeping
 // the cached maximum key.
 func (q *Queue) count(p int32, n int) {
-	q.prios.add(p, n)
-	q.maxPrio = q.prios.max()
+	q.prios.Add(p, n)
+	q.maxPrio = q.prios.Max()
 }
 
 const minPrio = math.MinInt32

@@ -303,7 +303,7 @@ func (t *Tree) refreshWith(recount bool) {
 		q.maxPrio = minPrio
 		if q.Leaf {
 			if recount {
-				q.prios = q.prios[:0]
+				q.prios.Reset()
 			}
 			for _, a := range q.apps {
 				a.QueueIndex = -1
@@ -318,7 +318,7 @@ func (t *Tree) refreshWith(recount bool) {
 				q.placeApp(a)
 			}
 		} else {
-			q.prios = q.prios[:0]
+			q.prios.Reset()
 			q.maxPrio = minPrio
 			for _, n := range q.names {
 				if c := q.children[n]; c.prio != minPrio {
@@ -326,7 +326,7 @@ func (t *Tree) refreshWith(recount bool) {
 				}
 			}
 		}
-		q.maxPrio = q.prios.max()
+		q.maxPrio = q.prios.Max()
 		q.prio = q.priorityAfterPolicy(q.maxPrio)
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
 		q.pendW = pendingWeight(q)

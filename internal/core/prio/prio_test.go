@@ -1,15 +1,15 @@
-package queue
+package prio
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// TestPrioCounts compares prioCounts with a map over random additions and
+// TestCounts compares Counts with a map over random additions and
 // removals: same counts, same maximum, sorted without zero entries.
-func TestPrioCounts(t *testing.T) {
+func TestCounts(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var c prioCounts
+	var c Counts
 	model := map[int32]int{}
 	for step := range 20000 {
 		p := int32(r.IntN(9) - 4)
@@ -20,20 +20,20 @@ func TestPrioCounts(t *testing.T) {
 		if r.IntN(2) == 0 {
 			n = -n
 		}
-		c.add(p, n)
+		c.Add(p, n)
 		if v := model[p] + n; v > 0 {
 			model[p] = v
 		} else {
 			delete(model, p)
 		}
-		want := int32(minPrio)
+		want := int32(None)
 		for k := range model {
 			want = max(want, k)
 		}
-		if got := c.max(); got != want {
+		if got := c.Max(); got != want {
 			t.Fatalf("step %d: max %d, want %d", step, got, want)
 		}
-		if len(c) != len(model) {
+		if c.Len() != len(model) {
 			t.Fatalf("step %d: %d priorities, want %d", step, len(c), len(model))
 		}
 		for i, e := range c {

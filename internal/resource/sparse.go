@@ -33,6 +33,14 @@ func (v *Vector) DecOn(d *Vector, m Mask) {
 	}
 }
 
+// MaxOn raises v to d on the types of m where d is larger.
+func (v *Vector) MaxOn(d *Vector, m Mask) {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		v[i] = max(v[i], d[i])
+	}
+}
+
 // AddsOn reports whether v + d overflows no type of m.
 func (v *Vector) AddsOn(d *Vector, m Mask) bool {
 	for ; m != 0; m &= m - 1 {

@@ -27,6 +27,12 @@ func TestSparseMatchesDense(t *testing.T) {
 		if got, want := ask.NegativeOn(m), ask.HasNegative(); got != want {
 			t.Fatalf("NegativeOn = %v, HasNegative = %v: %v", got, want, ask)
 		}
+		hi, hiOn := used, used
+		hi = hi.Max(ask)
+		hiOn.MaxOn(&ask, m|used.Support())
+		if hi != hiOn {
+			t.Fatalf("MaxOn = %v, Max = %v", hiOn, hi)
+		}
 		dense, sparse := used, used
 		dense.Inc(ask)
 		sparse.IncOn(&ask, m)
@@ -61,6 +67,7 @@ func TestSparseDoesNotAllocate(t *testing.T) {
 		"AllowsAddOn": func() { sinkBool = q.AllowsAddOn(&a, &b, m) },
 		"AddsOn":      func() { sinkBool = a.AddsOn(&b, m) },
 		"NegativeOn":  func() { sinkBool = b.NegativeOn(m) },
+		"MaxOn":       func() { a.MaxOn(&b, m) },
 	} {
 		if n := testing.AllocsPerRun(100, op); n != 0 {
 			t.Errorf("%s allocates %v times per call, want 0", name, n)

@@ -141,11 +141,12 @@ func (a *App) Each(fn func(*Allocation) bool) {
 // Priority is the highest priority among the pending asks, or MinInt32.
 func (a *App) Priority() int32 { return a.maxPrio }
 
-func checkRes(key string, r resource.Vector) error {
-	if r.HasNegative() {
-		return fmt.Errorf("allocation %s: negative resource %v", key, r)
+func checkRes(key string, r *resource.Vector) error {
+	m := r.Support()
+	if r.NegativeOn(m) {
+		return fmt.Errorf("allocation %s: negative resource %v", key, *r)
 	}
-	if !r.AnyPositive() {
+	if m == 0 {
 		return fmt.Errorf("allocation %s: empty resource", key)
 	}
 	return nil
@@ -160,7 +161,7 @@ func (a *App) AddAsk(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, x.Res); err != nil {
+	if err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -213,7 +214,7 @@ func (a *App) enqueue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending++
-	a.Pending.Inc(x.Res)
+	a.Pending.IncOn(&x.Res, x.Res.Support())
 	a.prio.Add(x.Priority, 1)
 	a.maxPrio = a.prio.Max()
 }
@@ -244,7 +245,7 @@ func (a *App) dequeue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending--
-	a.Pending.Dec(x.Res)
+	a.Pending.DecOn(&x.Res, x.Res.Support())
 	a.prio.Add(x.Priority, -1)
 	a.maxPrio = a.prio.Max()
 }
@@ -267,7 +268,7 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	if !ok {
 		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
 	}
-	if err := checkRes(key, res); err != nil {
+	if err := checkRes(key, &res); err != nil {
 		return resource.Vector{}, err
 	}
 	delta := res.Sub(x.Res)
@@ -317,7 +318,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, x.Res); err != nil {
+	if err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -335,10 +336,13 @@ func (a *App) account(x *Allocation) {
 		a.phs[x.TaskGroup] = append(a.phs[x.TaskGroup], x)
 	}
 	a.allocated++
-	a.Allocated.Inc(x.Res)
-	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
+	// only the types of the allocation change, so only they can raise
+	// the maximum
+	m := x.Res.Support()
+	a.Allocated.IncOn(&x.Res, m)
+	a.MaxAllocated.MaxOn(&a.Allocated, m)
 	if x.Placeholder {
-		a.PlaceholderAllocated.Inc(x.Res)
+		a.PlaceholderAllocated.IncOn(&x.Res, m)
 	}
 }
 

@@ -23,8 +23,15 @@ type entry struct {
 // that reaches zero or less is dropped.
 func (c *Counts) Add(p int32, n int) {
 	s := *c
+	// the usual case first: one priority, or the highest one
+	if k := len(s) - 1; k >= 0 && s[k].p == p {
+		if s[k].n += n; s[k].n <= 0 {
+			*c = s[:k]
+		}
+		return
+	}
 	// a binary search by hand: a comparison closure cost more than the
-	// search on the usual one or two priorities
+	// search on a short slice
 	i, j := 0, len(s)
 	for i < j {
 		h := int(uint(i+j) >> 1)

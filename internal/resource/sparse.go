@@ -7,9 +7,24 @@ import "math/bits"
 // below touch only the slots of a support mask.
 func (a *Vector) Support() Mask {
 	var m Mask
-	for i, x := range a {
+	if a[0] != 0 {
+		m = 1
+	}
+	if a[1] != 0 {
+		m |= 2
+	}
+	// vcore and memory are the first two types: most vectors stop there,
+	// which one OR over the rest tells without a test per type
+	var rest int64
+	for _, x := range a[2:] {
+		rest |= x
+	}
+	if rest == 0 {
+		return m
+	}
+	for i, x := range a[2:] {
 		if x != 0 {
-			m |= 1 << i
+			m |= 1 << (i + 2)
 		}
 	}
 	return m

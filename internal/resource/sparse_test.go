@@ -12,6 +12,13 @@ func TestSparseMatchesDense(t *testing.T) {
 	for n := 0; n < 20000; n++ {
 		q := randQuota(rng)
 		used, ask := randVector(rng), randVector(rng)
+		switch n % 3 {
+		case 0: // vcore and memory only, the usual shape
+			clear(ask[2:])
+		case 1: // one further type
+			clear(ask[2:])
+			ask[2+rng.IntN(MaxTypes-2)] = rng.Int64N(5) - 2
+		}
 		m := ask.Support()
 		for i, x := range ask {
 			if (x != 0) != m.Has(Index(i)) {

@@ -31,6 +31,12 @@ func DominantShare(used, total Vector) float64 {
 // The key depends only on used, guaranteed and fairMax, so callers compute
 // it once when one of them changes and keep it with the queue or app.
 func FairShare(used Vector, guaranteed Quota, fairMax Vector) float64 {
+	return FairShareOf(&used, &guaranteed, &fairMax)
+}
+
+// FairShareOf is FairShare without copying its arguments (a queue's
+// share is recomputed on every decision).
+func FairShareOf(used *Vector, guaranteed *Quota, fairMax *Vector) float64 {
 	var s float64
 	for i, u := range used {
 		if u <= 0 {

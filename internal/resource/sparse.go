@@ -7,9 +7,24 @@ import "math/bits"
 // below touch only the slots of a support mask.
 func (a *Vector) Support() Mask {
 	var m Mask
-	for i, x := range a {
+	if a[0] != 0 {
+		m = 1
+	}
+	if a[1] != 0 {
+		m |= 2
+	}
+	// vcore and memory are the first two types: most vectors stop there,
+	// which one OR over the rest tells without a test per type
+	var rest int64
+	for _, x := range a[2:] {
+		rest |= x
+	}
+	if rest == 0 {
+		return m
+	}
+	for i, x := range a[2:] {
 		if x != 0 {
-			m |= 1 << i
+			m |= 1 << (i + 2)
 		}
 	}
 	return m
@@ -31,6 +46,36 @@ func (v *Vector) DecOn(d *Vector, m Mask) {
 		i := bits.TrailingZeros32(uint32(m))
 		v[i] -= d[i]
 	}
+}
+
+// MaxOn raises v to d on the types of m where d is larger.
+func (v *Vector) MaxOn(d *Vector, m Mask) {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		v[i] = max(v[i], d[i])
+	}
+}
+
+// AddsOn reports whether v + d overflows no type of m.
+func (v *Vector) AddsOn(d *Vector, m Mask) bool {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		s := v[i] + d[i]
+		if (v[i]^s)&(d[i]^s) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// NegativeOn reports whether v is negative on a type of m.
+func (v *Vector) NegativeOn(m Mask) bool {
+	for ; m != 0; m &= m - 1 {
+		if v[bits.TrailingZeros32(uint32(m))] < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // AllowsAddOn is AllowsAdd restricted to the types in m: it equals

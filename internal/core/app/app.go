@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/core/prio"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -94,7 +95,7 @@ type App struct {
 	last     *class
 	heap     classHeap
 	deferred []*class
-	prio     map[int32]int
+	prio     prio.Counts
 	seq      uint64
 }
 
@@ -110,7 +111,6 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		QueueIndex: -1,
 		all:        map[string]*Allocation{},
 		classes:    map[classKey]*class{},
-		prio:       map[int32]int{},
 		maxPrio:    math.MinInt32,
 		TaskGroups: map[string]*TaskGroup{},
 		phs:        map[string][]*Allocation{},
@@ -141,11 +141,12 @@ func (a *App) Each(fn func(*Allocation) bool) {
 // Priority is the highest priority among the pending asks, or MinInt32.
 func (a *App) Priority() int32 { return a.maxPrio }
 
-func checkRes(key string, r resource.Vector) error {
-	if r.HasNegative() {
-		return fmt.Errorf("allocation %s: negative resource %v", key, r)
+func checkRes(key string, r *resource.Vector) error {
+	m := r.Support()
+	if r.NegativeOn(m) {
+		return fmt.Errorf("allocation %s: negative resource %v", key, *r)
 	}
-	if !r.AnyPositive() {
+	if m == 0 {
 		return fmt.Errorf("allocation %s: empty resource", key)
 	}
 	return nil
@@ -160,7 +161,7 @@ func (a *App) AddAsk(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, x.Res); err != nil {
+	if err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -213,9 +214,9 @@ func (a *App) enqueue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending++
-	a.Pending.Inc(x.Res)
-	a.prio[x.Priority]++
-	a.maxPrio = max(a.maxPrio, x.Priority)
+	a.Pending.IncOn(&x.Res, x.Res.Support())
+	a.prio.Add(x.Priority, 1)
+	a.maxPrio = a.prio.Max()
 }
 
 // dequeue takes a pending ask out of its class.
@@ -244,16 +245,9 @@ func (a *App) dequeue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending--
-	a.Pending.Dec(x.Res)
-	if a.prio[x.Priority]--; a.prio[x.Priority] == 0 {
-		delete(a.prio, x.Priority)
-		if x.Priority == a.maxPrio {
-			a.maxPrio = math.MinInt32
-			for p := range a.prio {
-				a.maxPrio = max(a.maxPrio, p)
-			}
-		}
-	}
+	a.Pending.DecOn(&x.Res, x.Res.Support())
+	a.prio.Add(x.Priority, -1)
+	a.maxPrio = a.prio.Max()
 }
 
 func (a *App) dropDeferred(c *class) {
@@ -274,7 +268,7 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	if !ok {
 		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
 	}
-	if err := checkRes(key, res); err != nil {
+	if err := checkRes(key, &res); err != nil {
 		return resource.Vector{}, err
 	}
 	delta := res.Sub(x.Res)
@@ -324,7 +318,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, x.Res); err != nil {
+	if err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -342,10 +336,13 @@ func (a *App) account(x *Allocation) {
 		a.phs[x.TaskGroup] = append(a.phs[x.TaskGroup], x)
 	}
 	a.allocated++
-	a.Allocated.Inc(x.Res)
-	a.MaxAllocated = a.MaxAllocated.Max(a.Allocated)
+	// only the types of the allocation change, so only they can raise
+	// the maximum
+	m := x.Res.Support()
+	a.Allocated.IncOn(&x.Res, m)
+	a.MaxAllocated.MaxOn(&a.Allocated, m)
 	if x.Placeholder {
-		a.PlaceholderAllocated.Inc(x.Res)
+		a.PlaceholderAllocated.IncOn(&x.Res, m)
 	}
 }
 

@@ -219,7 +219,7 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
-	if err := p.boundDemand(x.Key, resource.Vector{}, x.Res); err != nil {
+	if err := p.boundDemand(x.Key, &resource.Vector{}, &x.Res); err != nil {
 		return err
 	}
 	if x.Created.IsZero() {
@@ -228,7 +228,7 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if err := a.AddAsk(x); err != nil {
 		return err
 	}
-	p.leafOf(a).Apply(a, resource.Vector{}, x.Res, x.Priority, 1)
+	p.leafOf(a).AddPending(a, &x.Res, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
 		// pending before this one is listed already (or running)
@@ -268,7 +268,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 	if !x.Linked() {
 		old = x.Res // counted in the demand
 	}
-	if err := p.boundDemand(key, old, res); err != nil {
+	if err := p.boundDemand(key, &old, &res); err != nil {
 		return err
 	}
 	delta, err := a.UpdateAsk(key, res)
@@ -317,7 +317,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if !ok {
 		return fmt.Errorf("allocation %s: unknown node %s", x.Key, x.NodeID)
 	}
-	if err := p.boundDemand(x.Key, resource.Vector{}, x.Res); err != nil {
+	if err := p.boundDemand(x.Key, &resource.Vector{}, &x.Res); err != nil {
 		return err
 	}
 	if x.Created.IsZero() {

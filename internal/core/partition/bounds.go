@@ -41,12 +41,21 @@ func (p *Partition) boundCapacity(what string, old, add resource.Vector) error {
 
 // boundDemand is bound for the demand of allocation key; the message is
 // only built when the bound is crossed (every ask passes here).
-func (p *Partition) boundDemand(key string, old, add resource.Vector) error {
-	d := p.demand()
-	if _, over := d.Above(old, add); !over {
+func (p *Partition) boundDemand(key string, old, add *resource.Vector) error {
+	// Above(demand, old, add) in place: every ask passes here, and
+	// building the demand and copying three vectors cost more than the test
+	r := p.tree.Root
+	over := false
+	for i := range add {
+		if add[i] > resource.MaxQuantity || r.Allocated[i]+r.Pending[i]-old[i]+add[i] > resource.MaxQuantity {
+			over = true
+			break
+		}
+	}
+	if !over {
 		return nil
 	}
-	return p.bound("allocation "+key, "the total of asks and allocations", d, old, add)
+	return p.bound("allocation "+key, "the total of asks and allocations", p.demand(), *old, *add)
 }
 
 func (p *Partition) boundForeign(what string, old, add resource.Vector) error {

@@ -238,7 +238,7 @@ func (p *Partition) placeGang(a *app.App, leaf *queue.Queue, phs []*app.Allocati
 	if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, sum) {
 		return 0, app.Reason{Kind: app.UserLimit, Object: a.User}
 	}
-	if q := blockingMax(leaf, sum); q != nil {
+	if q := blockingMax(leaf, &sum); q != nil {
 		return 0, app.Reason{Kind: app.QueueMax, Object: q.Path}
 	}
 	type trial struct {

@@ -256,8 +256,7 @@ func (p *Partition) EachApp(fn func(*app.App) bool) {
 }
 
 func (p *Partition) leafOf(a *app.App) *queue.Queue {
-	q, _ := p.tree.Queue(a.QueuePath)
-	return q
+	return p.tree.Leaf(a)
 }
 
 func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string) {

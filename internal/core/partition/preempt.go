@@ -330,7 +330,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 	var cands, chosen []victim
 	// blocked: a queue max stops the ask, so victims must also make room
 	// in the queues; the node may have room already
-	blocked := blockingMax(leaf, x.Res) != nil
+	blocked := blockingMax(leaf, &x.Res) != nil
 	if blocked {
 		best.node = p.findNode(x)
 	}

@@ -103,7 +103,7 @@ func (p *Partition) tryReserved(now time.Time) int {
 			continue
 		}
 		leaf := p.leafOf(r.app)
-		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, x.Res) != nil {
+		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, &x.Res) != nil {
 			continue
 		}
 		if p.blockingMaxApps(r.app, leaf) != nil || !p.admits(x, r.node) {

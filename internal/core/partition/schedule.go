@@ -172,7 +172,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		p.untell(a, x, app.ToldQuota, now)
-		if q := blockingMax(leaf, x.Res); q != nil {
+		if q := blockingMax(leaf, &x.Res); q != nil {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.QueueMax, Object: q.Path})
 				p.tellQueue(a, leaf, x, now)
@@ -283,9 +283,10 @@ func (p *Partition) blockingMaxApps(a *app.App, leaf *queue.Queue) *queue.Queue 
 
 // blockingMax returns the first queue from leaf up whose max res would
 // exceed, or nil.
-func blockingMax(leaf *queue.Queue, res resource.Vector) *queue.Queue {
+func blockingMax(leaf *queue.Queue, res *resource.Vector) *queue.Queue {
+	m := res.Support() // the types a limit can stop
 	for q := leaf; q != nil; q = q.Parent {
-		if !q.Max.AllowsAdd(q.Allocated, res) {
+		if !q.Max.AllowsAddOn(&q.Allocated, res, m) {
 			return q
 		}
 	}
@@ -386,7 +387,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	n.AddAlloc(x)
 	p.index.Update(n)
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
-	leaf.Apply(a, x.Res, neg(x.Res), x.Priority, -1)
+	leaf.Placed(a, &x.Res, x.Priority)
 	p.markRunning(a, leaf)
 	if x.Placeholder {
 		p.startGangTimer(a, now)

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
@@ -30,38 +31,52 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.refresh(mAlloc != 0)
 }
 
+// AddPending is Apply for an ask of a taken in: res joins the pending
+// resources on the path and one ask of priority p the pending set.
+func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, p int32) {
+	m := res.Support()
+	w := weightOn(res, m)
+	for x := leaf; x != nil; x = x.Parent {
+		x.Pending.IncOn(res, m)
+		x.pendW += w
+		x.pendingAsks++
+	}
+	leaf.count(p, 1)
+	leaf.placeApp(a)
+	leaf.update(false, false)
+}
+
+// Placed is Apply for a pending ask of a that was allocated: res moves
+// from pending to allocated on the path and one ask of priority p leaves
+// the pending set.
+func (leaf *Queue) Placed(a *app.App, res *resource.Vector, p int32) {
+	m := res.Support()
+	w := weightOn(res, m)
+	for x := leaf; x != nil; x = x.Parent {
+		x.Allocated.IncOn(res, m)
+		x.Pending.DecOn(res, m)
+		x.pendW -= w
+		x.pendingAsks--
+	}
+	leaf.count(p, -1)
+	leaf.placeApp(a)
+	leaf.update(m != 0, false)
+}
+
 // count adds n to the number of pending entries at priority p, keeping
 // the cached maximum key.
 func (q *Queue) count(p int32, n int) {
-	c := q.prios[p] + n
-	if c <= 0 {
-		delete(q.prios, p)
-		if p == q.maxPrio {
-			q.maxPrio = maxKey(q.prios)
-		}
-	} else {
-		q.prios[p] = c
-		if len(q.prios) == 1 || p > q.maxPrio {
-			q.maxPrio = p
-		}
-	}
+	q.prios.Add(p, n)
+	q.maxPrio = q.prios.Max()
 }
 
 const minPrio = math.MinInt32
-
-func maxKey(m map[int32]int) int32 {
-	p := int32(math.MinInt32)
-	for k := range m {
-		p = max(p, k)
-	}
-	return p
-}
 
 // placeApp re-keys a in the leaf's ordering and fixes its membership:
 // applications with pending asks that are not skipped in this pass.
 func (leaf *Queue) placeApp(a *app.App) {
 	if leaf.runnable.fair {
-		a.SortShare = resource.FairShare(a.Allocated, leaf.Guaranteed, leaf.fairMax)
+		a.SortShare = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
 	}
 	want := a.PendingCount() > 0 && !a.Deferred
 	switch {
@@ -80,14 +95,30 @@ func (q *Queue) refreshPath() { q.refresh(true) }
 
 // refresh is refreshPath; shares are recomputed only when share is set
 // (Allocated changed on the path since the last refresh).
-func (q *Queue) refresh(share bool) {
+func (q *Queue) refresh(share bool) { q.update(share, true) }
+
+// weightOn is pendingWeight's sum for a delta on the types of m: adding
+// it to pendW gives pendingWeight of the new Pending (the sums wrap alike).
+func weightOn(res *resource.Vector, m resource.Mask) int64 {
+	var w int64
+	for ; m != 0; m &= m - 1 {
+		w += res[bits.TrailingZeros32(uint32(m))]
+	}
+	return w
+}
+
+// update is refresh; the pending weights are summed again only when weigh
+// is set (AddPending and Placed keep them up to date themselves).
+func (q *Queue) update(share, weigh bool) {
 	for x := q; x != nil; x = x.Parent {
 		old := x.prio
 		x.prio = x.priorityAfterPolicy(x.maxPrio)
 		if share {
-			x.share = resource.FairShare(x.Allocated, x.Guaranteed, x.fairMax)
+			x.share = resource.FairShareOf(&x.Allocated, &x.Guaranteed, &x.fairMax)
 		}
-		x.pendW = pendingWeight(x)
+		if weigh {
+			x.pendW = pendingWeight(x)
+		}
 		p := x.Parent
 		if p == nil {
 			return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/prio"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -78,7 +79,7 @@ type Queue struct {
 	// child heap's tie-breaker, summed once per change, not per comparison
 	pendW       int64
 	prio        int32
-	prios       map[int32]int // leaf: pending asks per priority; parent: children per priority
+	prios       prio.Counts // leaf: pending asks per priority; parent: children per priority
 	pendingAsks int
 	maxPrio     int32 // largest key of prios, MinInt32 when empty
 	kids        queueHeap
@@ -97,7 +98,6 @@ func newQueue(name string, parent *Queue, leaf bool) *Queue {
 		children: map[string]*Queue{},
 		apps:     map[string]*app.App{},
 		index:    -1,
-		prios:    map[int32]int{},
 		prio:     math.MinInt32,
 		maxPrio:  math.MinInt32,
 	}

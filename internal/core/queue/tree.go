@@ -35,6 +35,11 @@ func (t *Tree) Queue(path string) (*Queue, bool) {
 	return q, ok
 }
 
+// Leaf returns the leaf queue of application a, nil when there is none:
+// a.QueuePath is the path of the queue it was placed in, lower case
+// already, so no case folding is needed (leafOf runs for every ask).
+func (t *Tree) Leaf(a *app.App) *Queue { return t.byPath[a.QueuePath] }
+
 // Each calls fn for every queue, parents before children, children in name
 // order.
 func (t *Tree) Each(fn func(*Queue)) {
@@ -298,7 +303,7 @@ func (t *Tree) refreshWith(recount bool) {
 		q.maxPrio = minPrio
 		if q.Leaf {
 			if recount {
-				q.prios = map[int32]int{}
+				q.prios.Reset()
 			}
 			for _, a := range q.apps {
 				a.QueueIndex = -1
@@ -313,7 +318,7 @@ func (t *Tree) refreshWith(recount bool) {
 				q.placeApp(a)
 			}
 		} else {
-			q.prios = map[int32]int{}
+			q.prios.Reset()
 			q.maxPrio = minPrio
 			for _, n := range q.names {
 				if c := q.children[n]; c.prio != minPrio {
@@ -321,7 +326,7 @@ func (t *Tree) refreshWith(recount bool) {
 				}
 			}
 		}
-		q.maxPrio = maxKey(q.prios)
+		q.maxPrio = q.prios.Max()
 		q.prio = q.priorityAfterPolicy(q.maxPrio)
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
 		q.pendW = pendingWeight(q)

@@ -7,7 +7,7 @@ import (
 )
 
 // Verify checks the tree's ordering state against a recomputation: every
-// queue's priority, the membership of queues and applications in their
+// queue's priority and pending weight, the membership of queues and applications in their
 // parent's ordering (exactly those with something pending), and the heap
 // order itself. It is meant for tests and the simulator, outside a pass.
 func (t *Tree) Verify() error {
@@ -47,6 +47,9 @@ func (t *Tree) Verify() error {
 			if q.kids.less(q.kids.q[i], q.kids.q[(i-1)/2]) {
 				bad("queue %s: child ordering violates the heap at %d", q.Path, i)
 			}
+		}
+		if want := pendingWeight(q); q.pendW != want {
+			bad("queue %s: pending weight %d, recomputed %d", q.Path, q.pendW, want)
 		}
 		if want := q.priorityAfterPolicy(raw); q.prio != want {
 			bad("queue %s: priority %d, recomputed %d", q.Path, q.prio, want)

@@ -52,6 +52,9 @@ func (m *Manager) Allows(user, group, queuePath, appID string, res resource.Vect
 		return true
 	}
 	if a := m.running(appID); a != nil && a.check(user, group, queuePath) == nil {
+		if len(a.bounds) == 0 {
+			return true
+		}
 		mask := res.Support()
 		for _, b := range a.bounds {
 			if !b.lim.max.AllowsAddOn(&b.n.usage, &res, mask) {

@@ -65,7 +65,9 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 	if m == nil {
 		return nil
 	}
-	if res.HasNegative() {
+	// the types res uses: the checks and sums below need no others
+	mask := res.Support()
+	if res.NegativeOn(mask) {
 		return fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
 	}
 	a := m.running(appID)
@@ -80,7 +82,7 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 		if err := a.check(user, group, queuePath); err != nil {
 			return err
 		}
-		if !fitsSum(a.userPath, res) || !fitsSum(a.groupPath, res) {
+		if !fitsSum(a.userPath, &res, mask) || !fitsSum(a.groupPath, &res, mask) {
 			return fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(res))
 		}
 	} else {
@@ -95,7 +97,6 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 		}
 		a = m.start(user, group, queuePath, appID)
 	}
-	mask := res.Support()
 	a.usage.IncOn(&res, mask)
 	for _, n := range a.userPath {
 		n.usage.IncOn(&res, mask)
@@ -117,12 +118,11 @@ const rootPath = "root"
 
 // fitsSum reports whether res can be added to the root node of path
 // without overflow.
-func fitsSum(path []*node, res resource.Vector) bool {
+func fitsSum(path []*node, res *resource.Vector, m resource.Mask) bool {
 	if len(path) == 0 {
 		return true
 	}
-	_, ok := path[len(path)-1].usage.AddChecked(res)
-	return ok
+	return path[len(path)-1].usage.AddsOn(res, m)
 }
 
 // start registers a new running application.

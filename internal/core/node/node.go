@@ -116,7 +116,7 @@ func (n *Node) AddAlloc(x *app.Allocation) {
 		n.allocs = make([]*app.Allocation, 0, firstAllocs)
 	}
 	n.allocs = append(n.allocs, x)
-	n.Allocated.Inc(x.Res)
+	n.Allocated.IncOn(&x.Res, x.Res.Support())
 }
 
 // RemoveAlloc forgets allocation x and frees its resources. It reports
@@ -132,7 +132,7 @@ func (n *Node) RemoveAlloc(x *app.Allocation) bool {
 	n.allocs[last] = nil
 	n.allocs = n.allocs[:last]
 	x.NodeSlot = -1
-	n.Allocated.Dec(x.Res)
+	n.Allocated.DecOn(&x.Res, x.Res.Support())
 	return true
 }
 

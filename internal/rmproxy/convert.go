@@ -157,14 +157,19 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	return nil
 }
 
-func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
+// applyAllocations takes in req, with what its caller prepared of it (nil
+// for nothing).
+func (s *Service) applyAllocations(req *si.AllocationRequest, pre *prepared, now time.Time) {
 	in := askIntake{s: s, rmID: req.RmID}
+	if pre != nil && pre.reg == s.eng.Registry(req.RmID) {
+		in.pre = pre // else the RM registered again since: convert anew
+	}
 	for i, x := range req.Allocations {
 		if x == nil {
 			continue
 		}
 		in.left = len(req.Allocations) - i
-		if err := in.add(x, now); err != nil {
+		if err := in.add(x, in.pre.ask(i), now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
 		}
@@ -199,6 +204,8 @@ type askIntake struct {
 	// the rest of the block new asks and allocations are made in
 	left int
 	blk  []app.Allocation
+	// pre is what the caller prepared, nil for nothing (prepare.go)
+	pre *prepared
 }
 
 // allocBlock is how many asks of one request share one heap object: one
@@ -244,23 +251,29 @@ func (in *askIntake) vector(r *si.Resource) (resource.Vector, error) {
 	return v, err
 }
 
-func (in *askIntake) add(x *si.Allocation, now time.Time) error {
+// add takes in x; al, when not nil, is x prepared by the caller: neither
+// foreign nor failing to convert, with the resources x's conversion gives.
+func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) error {
 	p, err := in.partition(x.PartitionName)
 	if err != nil {
 		return err
 	}
-	res, err := in.vector(x.ResourcePerAlloc)
-	if err != nil {
-		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
-	}
-	if _, foreign := x.AllocationTags[common.Foreign]; foreign {
-		if x.NodeID == "" {
-			return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
+	var res resource.Vector
+	if al != nil {
+		res = al.Res
+	} else {
+		if res, err = in.vector(x.ResourcePerAlloc); err != nil {
+			return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 		}
-		return p.AddForeign(x.NodeID, x.AllocationKey, node.Foreign{
-			Res: res, Tags: x.AllocationTags, Priority: x.Priority, Created: creationTime(x.AllocationTags),
-			Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
-		}, now)
+		if _, foreign := x.AllocationTags[common.Foreign]; foreign {
+			if x.NodeID == "" {
+				return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
+			}
+			return p.AddForeign(x.NodeID, x.AllocationKey, node.Foreign{
+				Res: res, Tags: x.AllocationTags, Priority: x.Priority, Created: creationTime(x.AllocationTags),
+				Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
+			}, now)
+		}
 	}
 	// an update of a known key changes its resources in place
 	if a, ok := p.App(x.ApplicationID); ok {
@@ -275,21 +288,10 @@ func (in *askIntake) add(x *si.Allocation, now time.Time) error {
 			return nil
 		}
 	}
-	// fields set one by one: the block is zeroed already, and a literal
-	// would be built and then copied whole
-	al := in.newAllocation()
-	al.Key, al.AppID, al.NodeID = x.AllocationKey, x.ApplicationID, x.NodeID
-	al.Res = res
-	al.Priority = x.Priority
-	al.Placeholder, al.TaskGroup, al.Originator = x.Placeholder, x.TaskGroupName, x.Originator
-	al.Tags = x.AllocationTags
-	al.RequiredNode = requiredNode(x.AllocationTags)
-	al.PreemptSelf, al.PreemptOther = true, true
-	al.Origin = x
-	if pp := x.PreemptionPolicy; pp != nil {
-		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
+	if al == nil {
+		al = in.newAllocation()
+		fillAsk(al, x, res)
 	}
-	al.Created = creationTime(x.AllocationTags)
 	if x.NodeID != "" {
 		_ = p.AddAllocation(al, now) // rejections are reported by the partition
 		return nil

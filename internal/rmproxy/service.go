@@ -17,6 +17,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // TickInterval is how often the service runs timers and a scheduling pass
@@ -37,8 +38,10 @@ type Service struct {
 	inbox   []func(now time.Time)
 	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
-	// rms are the registered RM IDs, for the callers' check (under mu)
-	rms  map[string]bool
+	// rms are the registered RMs' registries, for the callers' check and
+	// their conversions (prepare.go); under mu, written on the service
+	// goroutine as the RM registers
+	rms  map[string]*resource.Registry
 	wake chan struct{}
 	done chan struct{}
 
@@ -258,6 +261,12 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		}
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
+		s.mu.Lock()
+		if s.rms == nil {
+			s.rms = map[string]*resource.Registry{}
+		}
+		s.rms[req.RmID] = s.eng.Registry(req.RmID)
+		s.mu.Unlock()
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, s.eventSink(rmID))
 		s.applyEventCapacity(rmID, req.ExtraConfig)
@@ -300,28 +309,30 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if s.rms == nil {
-		s.rms = map[string]bool{}
-	}
-	s.rms[req.RmID] = true
-	s.mu.Unlock()
 	return &si.RegisterResourceManagerResponse{}, nil
 }
 
 // checkRM is the error for a request of an RM that never registered, as
 // the reference words it; such a request changes nothing.
 func (s *Service) checkRM(what, rmID string) error {
+	_, err := s.registered(what, rmID)
+	return err
+}
+
+// registered is checkRM that also returns the RM's resource registry as
+// of its last registration.
+func (s *Service) registered(what, rmID string) (*resource.Registry, error) {
 	s.mu.Lock()
-	ok, stopped := s.rms[rmID], s.stopped
+	reg, ok := s.rms[rmID]
+	stopped := s.stopped
 	s.mu.Unlock()
 	if stopped {
-		return ErrStopped
+		return nil, ErrStopped
 	}
 	if !ok {
-		return fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
+		return nil, fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
 	}
-	return nil
+	return reg, nil
 }
 
 // UpdateConfiguration reloads an RM's configuration; synchronous.
@@ -379,13 +390,17 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
-// UpdateAllocation queues asks, allocations and releases.
+// UpdateAllocation queues asks, allocations and releases. It converts
+// what of the asks needs no core state (prepare.go) on the caller's
+// goroutine first, so that work runs beside the service goroutine's.
 func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
 	}
-	if err := s.checkRM("AllocationRequest", req.RmID); err != nil {
+	reg, err := s.registered("AllocationRequest", req.RmID)
+	if err != nil {
 		return err
 	}
-	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) }, allocItems(req))
+	pre := prepare(reg, req)
+	return s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
 }

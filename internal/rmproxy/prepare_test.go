@@ -35,7 +35,7 @@ func mixedRequests() []*si.AllocationRequest {
 	fpga := resOf(map[string]int64{"vcore": 500, "example.com/fpga": 1})
 	tags := map[string]string{
 		common.DomainYuniKorn + common.KeyRequiredNode: "n1",
-		common.CreationTime: "1700000000",
+		common.CreationTime:                            "1700000000",
 	}
 	first := []*si.Allocation{
 		{AllocationKey: "k1", ApplicationID: "app1", ResourcePerAlloc: shared},

@@ -204,6 +204,9 @@ type askIntake struct {
 	// the rest of the block new asks and allocations are made in
 	left int
 	blk  []app.Allocation
+	// spare is a zero allocation made for an ask of a known key, nil
+	// for none
+	spare *app.Allocation
 	// pre is what the caller prepared, nil for nothing (prepare.go)
 	pre *prepared
 }
@@ -216,8 +219,13 @@ type askIntake struct {
 // per ask as before.
 const allocBlock = 32
 
-// newAllocation returns a zero allocation from the request's block.
+// newAllocation returns a zero allocation: the spare one, else one from
+// the request's block.
 func (in *askIntake) newAllocation() *app.Allocation {
+	if x := in.spare; x != nil {
+		in.spare = nil
+		return x
+	}
 	if len(in.blk) == 0 {
 		in.blk = make([]app.Allocation, min(max(in.left, 1), allocBlock))
 	}
@@ -275,28 +283,44 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 			}, now)
 		}
 	}
-	// an update of a known key changes its resources in place
-	if a, ok := p.App(x.ApplicationID); ok {
-		if old, ok := a.Allocation(x.AllocationKey); ok {
-			if old.Res == res {
-				return nil
+	if x.NodeID != "" {
+		if a, ok := p.App(x.ApplicationID); ok {
+			if old, ok := a.Allocation(x.AllocationKey); ok {
+				return update(p, old, x, res)
 			}
-			if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
-				return err
-			}
-			old.Origin = x
-			return nil
 		}
+		if al == nil {
+			al = in.newAllocation()
+			fillAsk(al, x, res)
+		}
+		_ = p.AddAllocation(al, now) // rejections are reported by the partition
+		return nil
 	}
 	if al == nil {
 		al = in.newAllocation()
 		fillAsk(al, x, res)
 	}
-	if x.NodeID != "" {
-		_ = p.AddAllocation(al, now) // rejections are reported by the partition
+	// the ask is added unless its key is known (one look-up of the key);
+	// rejections are reported by the partition
+	old, _ := p.AddAskOrKnown(al, now)
+	if old == nil {
 		return nil
 	}
-	_ = p.AddAsk(al, now)
+	*al = app.Allocation{} // unused: the next new ask takes it
+	in.spare = al
+	return update(p, old, x, res)
+}
+
+// update makes x, a known key's ask or allocation old, change its
+// resources to res in place.
+func update(p *partition.Partition, old *app.Allocation, x *si.Allocation, res resource.Vector) error {
+	if old.Res == res {
+		return nil
+	}
+	if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
+		return err
+	}
+	old.Origin = x
 	return nil
 }
 

@@ -91,7 +91,7 @@ func intakeRun(t *testing.T, reqs []*si.AllocationRequest, prep bool) (string, [
 	s.Cycle()
 	var counts []int
 	for _, req := range reqs {
-		reg, err := s.registered("AllocationRequest", req.RmID)
+		reg, _, err := s.registered("AllocationRequest", req.RmID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestPreparedAskOfAReplacedRegistry(t *testing.T) {
 	register()
 	node("n1", "nvidia.com/gpu")
 	node("n2", "example.com/fpga")
-	old, _ := s.registered("AllocationRequest", "rm1")
+	old, _, _ := s.registered("AllocationRequest", "rm1")
 	if i, _ := old.Index("example.com/fpga"); i != 3 {
 		t.Fatalf("fpga at %d in the first registry, want 3", i)
 	}
@@ -222,7 +222,7 @@ func TestPreparedAskOfAReplacedRegistry(t *testing.T) {
 		{ApplicationID: "app1", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}},
 	}})
 	s.Cycle()
-	if cur, _ := s.registered("AllocationRequest", "rm1"); cur == old {
+	if cur, _, _ := s.registered("AllocationRequest", "rm1"); cur == old {
 		t.Fatal("the service still hands out the replaced registry")
 	}
 	if err := s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, 1); err != nil {

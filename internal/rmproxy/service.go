@@ -1,7 +1,9 @@
 // Package rmproxy binds the in-process Scheduler Interface to the engine:
 // it implements api.SchedulerAPI, converts SI messages into engine calls on
 // the one goroutine that owns the engine, and delivers the engine's
-// outcomes to each resource manager's callback.
+// outcomes to each resource manager's callback. The part of an ask's
+// conversion that reads no engine state runs on the caller's goroutine
+// before the request is queued (prepare.go).
 package rmproxy
 
 import (
@@ -38,6 +40,8 @@ type Service struct {
 	inbox   []func(now time.Time)
 	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
+	// idle is set while the service goroutine waits for work
+	idle bool
 	// rms are the registered RMs' registries, for the callers' check and
 	// their conversions (prepare.go); under mu, written on the service
 	// goroutine as the RM registers
@@ -172,11 +176,15 @@ func (s *Service) loop() {
 	tick := time.NewTicker(TickInterval)
 	defer tick.Stop()
 	for {
+		s.mu.Lock()
+		s.idle = true
+		s.mu.Unlock()
 		select {
 		case <-s.wake:
 		case <-tick.C:
 		}
 		s.mu.Lock()
+		s.idle = false
 		work := s.takeLocked()
 		stopped := s.stopped
 		s.mu.Unlock()
@@ -315,24 +323,25 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 // checkRM is the error for a request of an RM that never registered, as
 // the reference words it; such a request changes nothing.
 func (s *Service) checkRM(what, rmID string) error {
-	_, err := s.registered(what, rmID)
+	_, _, err := s.registered(what, rmID)
 	return err
 }
 
 // registered is checkRM that also returns the RM's resource registry as
-// of its last registration.
-func (s *Service) registered(what, rmID string) (*resource.Registry, error) {
+// of its last registration, and whether the service goroutine waits for
+// work with nothing queued.
+func (s *Service) registered(what, rmID string) (*resource.Registry, bool, error) {
 	s.mu.Lock()
 	reg, ok := s.rms[rmID]
-	stopped := s.stopped
+	stopped, idle := s.stopped, s.idle && len(s.inbox) == 0
 	s.mu.Unlock()
 	if stopped {
-		return nil, ErrStopped
+		return nil, false, ErrStopped
 	}
 	if !ok {
-		return nil, fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
+		return nil, false, fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
 	}
-	return reg, nil
+	return reg, idle, nil
 }
 
 // UpdateConfiguration reloads an RM's configuration; synchronous.
@@ -390,17 +399,23 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
-// UpdateAllocation queues asks, allocations and releases. It converts
-// what of the asks needs no core state (prepare.go) on the caller's
-// goroutine first, so that work runs beside the service goroutine's.
+// UpdateAllocation queues asks, allocations and releases. While the
+// service goroutine is busy, it first converts what of the asks needs no
+// core state (prepare.go) on the caller's goroutine, so that work runs
+// beside the service goroutine's; an idle service goroutine takes the
+// request at once, as its first allocation would wait for the
+// preparation otherwise.
 func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
 	}
-	reg, err := s.registered("AllocationRequest", req.RmID)
+	reg, idle, err := s.registered("AllocationRequest", req.RmID)
 	if err != nil {
 		return err
 	}
-	pre := prepare(reg, req)
+	var pre *prepared
+	if !idle {
+		pre = prepare(reg, req)
+	}
 	return s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
 }

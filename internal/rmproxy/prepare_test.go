@@ -67,9 +67,9 @@ func mixedRequests() []*si.AllocationRequest {
 	return []*si.AllocationRequest{{RmID: "rm1", Allocations: first}, {RmID: "rm1", Allocations: second}}
 }
 
-// intakeRun sends the requests to a manual service, through
-// UpdateAllocation when prepare is set and else straight to the service
-// goroutine's conversion, and describes all that followed: the RM's
+// intakeRun sends the requests to a manual service, prepared as
+// UpdateAllocation prepares them on a busy service when prep is set, and
+// describes all that followed: the RM's
 // callbacks, the registry, the asks and the nodes. It also returns how
 // many asks of each request UpdateAllocation prepared.
 func intakeRun(t *testing.T, reqs []*si.AllocationRequest, prep bool) (string, []int) {
@@ -104,11 +104,11 @@ func intakeRun(t *testing.T, reqs []*si.AllocationRequest, prep bool) (string, [
 			}
 		}
 		counts = append(counts, n)
+		var pr *prepared
 		if prep {
-			if err := s.UpdateAllocation(req); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := s.enqueue(func(now time.Time) { s.applyAllocations(req, nil, now) }, allocItems(req)); err != nil {
+			pr = prepare(reg, req)
+		}
+		if err := s.enqueue(func(now time.Time) { s.applyAllocations(req, pr, now) }, allocItems(req)); err != nil {
 			t.Fatal(err)
 		}
 		clk.Advance(time.Second)

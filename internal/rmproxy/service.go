@@ -9,6 +9,7 @@ package rmproxy
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -404,7 +405,9 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 // core state (prepare.go) on the caller's goroutine, so that work runs
 // beside the service goroutine's; an idle service goroutine takes the
 // request at once, as its first allocation would wait for the
-// preparation otherwise.
+// preparation otherwise, and so does a process running on one processor
+// (GOMAXPROCS 1), where the preparation could only run instead of the
+// service goroutine.
 func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
@@ -414,7 +417,7 @@ func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 		return err
 	}
 	var pre *prepared
-	if !idle {
+	if !idle && runtime.GOMAXPROCS(0) > 1 {
 		pre = prepare(reg, req)
 	}
 	return s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))

@@ -35,7 +35,7 @@ func Vector(r *resource.Registry, res *si.Resource) (resource.Vector, error) {
 // r: it converts res when res is not nil, every name in it is interned in
 // r already and every quantity is valid, and reports false otherwise. What
 // it converts, Vector converts the same, now and later (an interned name
-// keeps its index); r may be read by other goroutines meanwhile.
+// keeps its index). It may run while another goroutine interns in r.
 func Known(r *resource.Registry, res *si.Resource) (resource.Vector, bool) {
 	var v resource.Vector
 	if res == nil {

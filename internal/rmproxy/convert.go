@@ -157,14 +157,19 @@ func (s *Service) addApp(rmID string, a *si.AddApplicationRequest, now time.Time
 	return nil
 }
 
-func (s *Service) applyAllocations(req *si.AllocationRequest, now time.Time) {
+// applyAllocations takes in req, with what its caller prepared of it (nil
+// for nothing).
+func (s *Service) applyAllocations(req *si.AllocationRequest, pre *prepared, now time.Time) {
 	in := askIntake{s: s, rmID: req.RmID}
+	if pre != nil && pre.reg == s.eng.Registry(req.RmID) {
+		in.pre = pre // else the RM registered again since: convert anew
+	}
 	for i, x := range req.Allocations {
 		if x == nil {
 			continue
 		}
 		in.left = len(req.Allocations) - i
-		if err := in.add(x, now); err != nil {
+		if err := in.add(x, in.pre.ask(i), now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
 		}
@@ -199,6 +204,11 @@ type askIntake struct {
 	// the rest of the block new asks and allocations are made in
 	left int
 	blk  []app.Allocation
+	// spare is a zero allocation made for an ask of a known key, nil
+	// for none
+	spare *app.Allocation
+	// pre is what the caller prepared, nil for nothing (prepare.go)
+	pre *prepared
 }
 
 // allocBlock is how many asks of one request share one heap object: one
@@ -209,8 +219,13 @@ type askIntake struct {
 // per ask as before.
 const allocBlock = 32
 
-// newAllocation returns a zero allocation from the request's block.
+// newAllocation returns a zero allocation: the spare one, else one from
+// the request's block.
 func (in *askIntake) newAllocation() *app.Allocation {
+	if x := in.spare; x != nil {
+		in.spare = nil
+		return x
+	}
 	if len(in.blk) == 0 {
 		in.blk = make([]app.Allocation, min(max(in.left, 1), allocBlock))
 	}
@@ -244,57 +259,68 @@ func (in *askIntake) vector(r *si.Resource) (resource.Vector, error) {
 	return v, err
 }
 
-func (in *askIntake) add(x *si.Allocation, now time.Time) error {
+// add takes in x; al, when not nil, is x prepared by the caller: neither
+// foreign nor failing to convert, with the resources x's conversion gives.
+func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) error {
 	p, err := in.partition(x.PartitionName)
 	if err != nil {
 		return err
 	}
-	res, err := in.vector(x.ResourcePerAlloc)
-	if err != nil {
-		return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
-	}
-	if _, foreign := x.AllocationTags[common.Foreign]; foreign {
-		if x.NodeID == "" {
-			return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
+	var res resource.Vector
+	if al != nil {
+		res = al.Res
+	} else {
+		if res, err = in.vector(x.ResourcePerAlloc); err != nil {
+			return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 		}
-		return p.AddForeign(x.NodeID, x.AllocationKey, node.Foreign{
-			Res: res, Tags: x.AllocationTags, Priority: x.Priority, Created: creationTime(x.AllocationTags),
-			Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
-		}, now)
-	}
-	// an update of a known key changes its resources in place
-	if a, ok := p.App(x.ApplicationID); ok {
-		if old, ok := a.Allocation(x.AllocationKey); ok {
-			if old.Res == res {
-				return nil
+		if _, foreign := x.AllocationTags[common.Foreign]; foreign {
+			if x.NodeID == "" {
+				return fmt.Errorf("foreign allocation %s: no node", x.AllocationKey)
 			}
-			if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
-				return err
-			}
-			old.Origin = x
-			return nil
+			return p.AddForeign(x.NodeID, x.AllocationKey, node.Foreign{
+				Res: res, Tags: x.AllocationTags, Priority: x.Priority, Created: creationTime(x.AllocationTags),
+				Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
+			}, now)
 		}
 	}
-	// fields set one by one: the block is zeroed already, and a literal
-	// would be built and then copied whole
-	al := in.newAllocation()
-	al.Key, al.AppID, al.NodeID = x.AllocationKey, x.ApplicationID, x.NodeID
-	al.Res = res
-	al.Priority = x.Priority
-	al.Placeholder, al.TaskGroup, al.Originator = x.Placeholder, x.TaskGroupName, x.Originator
-	al.Tags = x.AllocationTags
-	al.RequiredNode = requiredNode(x.AllocationTags)
-	al.PreemptSelf, al.PreemptOther = true, true
-	al.Origin = x
-	if pp := x.PreemptionPolicy; pp != nil {
-		al.PreemptSelf, al.PreemptOther = pp.AllowPreemptSelf, pp.AllowPreemptOther
-	}
-	al.Created = creationTime(x.AllocationTags)
 	if x.NodeID != "" {
+		if a, ok := p.App(x.ApplicationID); ok {
+			if old, ok := a.Allocation(x.AllocationKey); ok {
+				return update(p, old, x, res)
+			}
+		}
+		if al == nil {
+			al = in.newAllocation()
+			fillAsk(al, x, res)
+		}
 		_ = p.AddAllocation(al, now) // rejections are reported by the partition
 		return nil
 	}
-	_ = p.AddAsk(al, now)
+	if al == nil {
+		al = in.newAllocation()
+		fillAsk(al, x, res)
+	}
+	// the ask is added unless its key is known (one look-up of the key);
+	// rejections are reported by the partition
+	old, _ := p.AddAskOrKnown(al, now)
+	if old == nil {
+		return nil
+	}
+	*al = app.Allocation{} // unused: the next new ask takes it
+	in.spare = al
+	return update(p, old, x, res)
+}
+
+// update makes x, a known key's ask or allocation old, change its
+// resources to res in place.
+func update(p *partition.Partition, old *app.Allocation, x *si.Allocation, res resource.Vector) error {
+	if old.Res == res {
+		return nil
+	}
+	if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
+		return err
+	}
+	old.Origin = x
 	return nil
 }
 

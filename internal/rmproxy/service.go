@@ -1,12 +1,15 @@
 // Package rmproxy binds the in-process Scheduler Interface to the engine:
 // it implements api.SchedulerAPI, converts SI messages into engine calls on
 // the one goroutine that owns the engine, and delivers the engine's
-// outcomes to each resource manager's callback.
+// outcomes to each resource manager's callback. The part of an ask's
+// conversion that reads no engine state runs on the caller's goroutine
+// before the request is queued (prepare.go).
 package rmproxy
 
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // TickInterval is how often the service runs timers and a scheduling pass
@@ -37,8 +41,12 @@ type Service struct {
 	inbox   []func(now time.Time)
 	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
-	// rms are the registered RM IDs, for the callers' check (under mu)
-	rms  map[string]bool
+	// idle is set while the service goroutine waits for work
+	idle bool
+	// rms are the registered RMs' registries, for the callers' check and
+	// their conversions (prepare.go); under mu, written on the service
+	// goroutine as the RM registers
+	rms  map[string]*resource.Registry
 	wake chan struct{}
 	done chan struct{}
 
@@ -169,11 +177,15 @@ func (s *Service) loop() {
 	tick := time.NewTicker(TickInterval)
 	defer tick.Stop()
 	for {
+		s.mu.Lock()
+		s.idle = true
+		s.mu.Unlock()
 		select {
 		case <-s.wake:
 		case <-tick.C:
 		}
 		s.mu.Lock()
+		s.idle = false
 		work := s.takeLocked()
 		stopped := s.stopped
 		s.mu.Unlock()
@@ -258,6 +270,12 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		}
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
+		s.mu.Lock()
+		if s.rms == nil {
+			s.rms = map[string]*resource.Registry{}
+		}
+		s.rms[req.RmID] = s.eng.Registry(req.RmID)
+		s.mu.Unlock()
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, s.eventSink(rmID))
 		s.applyEventCapacity(rmID, req.ExtraConfig)
@@ -300,28 +318,31 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if s.rms == nil {
-		s.rms = map[string]bool{}
-	}
-	s.rms[req.RmID] = true
-	s.mu.Unlock()
 	return &si.RegisterResourceManagerResponse{}, nil
 }
 
 // checkRM is the error for a request of an RM that never registered, as
 // the reference words it; such a request changes nothing.
 func (s *Service) checkRM(what, rmID string) error {
+	_, _, err := s.registered(what, rmID)
+	return err
+}
+
+// registered is checkRM that also returns the RM's resource registry as
+// of its last registration, and whether the service goroutine waits for
+// work with nothing queued.
+func (s *Service) registered(what, rmID string) (*resource.Registry, bool, error) {
 	s.mu.Lock()
-	ok, stopped := s.rms[rmID], s.stopped
+	reg, ok := s.rms[rmID]
+	stopped, idle := s.stopped, s.idle && len(s.inbox) == 0
 	s.mu.Unlock()
 	if stopped {
-		return ErrStopped
+		return nil, false, ErrStopped
 	}
 	if !ok {
-		return fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
+		return nil, false, fmt.Errorf("received %s, but RmID=%q not registered", what, rmID)
 	}
-	return nil
+	return reg, idle, nil
 }
 
 // UpdateConfiguration reloads an RM's configuration; synchronous.
@@ -379,13 +400,25 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
-// UpdateAllocation queues asks, allocations and releases.
+// UpdateAllocation queues asks, allocations and releases. While the
+// service goroutine is busy, it first converts what of the asks needs no
+// core state (prepare.go) on the caller's goroutine, so that work runs
+// beside the service goroutine's; an idle service goroutine takes the
+// request at once, as its first allocation would wait for the
+// preparation otherwise, and so does a process running on one processor
+// (GOMAXPROCS 1), where the preparation could only run instead of the
+// service goroutine.
 func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if req == nil {
 		return errors.New("update allocation: nil request")
 	}
-	if err := s.checkRM("AllocationRequest", req.RmID); err != nil {
+	reg, idle, err := s.registered("AllocationRequest", req.RmID)
+	if err != nil {
 		return err
 	}
-	return s.enqueue(func(now time.Time) { s.applyAllocations(req, now) }, allocItems(req))
+	var pre *prepared
+	if !idle && runtime.GOMAXPROCS(0) > 1 {
+		pre = prepare(reg, req)
+	}
+	return s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
 }

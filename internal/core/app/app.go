@@ -155,11 +155,19 @@ func checkRes(key string, r *resource.Vector) error {
 // AddAsk adds a pending ask (x.NodeID must be ""). Duplicate keys and empty
 // or negative resources are rejected and change nothing.
 func (a *App) AddAsk(x *Allocation) error {
+	if x.NodeID == "" {
+		if _, dup := a.all[x.Key]; dup {
+			return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
+		}
+	}
+	return a.AddNewAsk(x)
+}
+
+// AddNewAsk is AddAsk for an ask whose key the caller found unknown to
+// the application (Allocation): it does not look the key up again.
+func (a *App) AddNewAsk(x *Allocation) error {
 	if x.NodeID != "" {
 		return fmt.Errorf("allocation %s: ask has a node", x.Key)
-	}
-	if _, dup := a.all[x.Key]; dup {
-		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
 	if err := checkRes(x.Key, &x.Res); err != nil {
 		return err

@@ -211,11 +211,40 @@ func (p *Partition) AddAsk(x *app.Allocation, now time.Time) error {
 	return err
 }
 
+// AddAskOrKnown is AddAsk for an ask whose key its application (live or
+// done, as App finds it) may know already: it then returns the known ask
+// or allocation and changes nothing. Otherwise it adds x as AddAsk does
+// and returns nil and AddAsk's error; the key is looked up once.
+func (p *Partition) AddAskOrKnown(x *app.Allocation, now time.Time) (*app.Allocation, error) {
+	a, ok := p.apps[x.AppID]
+	if !ok {
+		if d, ok := p.done[x.AppID]; ok {
+			if old, ok := d.app.Allocation(x.Key); ok {
+				return old, nil
+			}
+		}
+		return nil, p.AddAsk(x, now)
+	}
+	if old, ok := a.Allocation(x.Key); ok {
+		return old, nil
+	}
+	err := p.addAskTo(a, x, now, true)
+	if err != nil {
+		p.Out.RejectedAllocs = append(p.Out.RejectedAllocs, Rejected{Partition: p.Name, AppID: x.AppID, ID: x.Key, Reason: err.Error()})
+	}
+	return nil, err
+}
+
 func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	a, ok := p.apps[x.AppID]
 	if !ok {
 		return fmt.Errorf("allocation %s: unknown application %s", x.Key, x.AppID)
 	}
+	return p.addAskTo(a, x, now, false)
+}
+
+// addAskTo adds x to a; fresh says the caller found x's key unknown to a.
+func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh bool) error {
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
@@ -225,7 +254,13 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if x.Created.IsZero() {
 		x.Created = now
 	}
-	if err := a.AddAsk(x); err != nil {
+	var err error
+	if fresh {
+		err = a.AddNewAsk(x)
+	} else {
+		err = a.AddAsk(x)
+	}
+	if err != nil {
 		return err
 	}
 	p.leafOf(a).AddPending(a, &x.Res, x.Priority)

@@ -21,27 +21,34 @@ var errNil = errors.New("SI resource is nil")
 // types than the registry can hold are errors naming the offending resource;
 // on error the registry is unchanged. An empty message is the zero vector.
 func Vector(r *resource.Registry, res *si.Resource) (resource.Vector, error) {
-	// fast path, without allocation: every name known, every value valid
-	if res != nil {
-		var v resource.Vector
-		ok := true
-		for name, q := range res.Resources {
-			i, known := r.Index(name)
-			if !known || q == nil || q.Value < 0 || q.Value > resource.MaxQuantity {
-				ok = false
-				break
-			}
-			v[i] = q.Value
-		}
-		if ok {
-			return v, nil
-		}
+	if v, ok := Known(r, res); ok {
+		return v, nil
 	}
 	m, err := toMap(res)
 	if err != nil {
 		return resource.Vector{}, err
 	}
 	return r.FromMap(m)
+}
+
+// Known is Vector's fast path, without allocation and without changing
+// r: it converts res when res is not nil, every name in it is interned in
+// r already and every quantity is valid, and reports false otherwise. What
+// it converts, Vector converts the same, now and later (an interned name
+// keeps its index). It may run while another goroutine interns in r.
+func Known(r *resource.Registry, res *si.Resource) (resource.Vector, bool) {
+	var v resource.Vector
+	if res == nil {
+		return v, false
+	}
+	for name, q := range res.Resources {
+		i, known := r.Index(name)
+		if !known || q == nil || q.Value < 0 || q.Value > resource.MaxQuantity {
+			return resource.Vector{}, false
+		}
+		v[i] = q.Value
+	}
+	return v, true
 }
 
 // Quota converts an SI Resource holding a maximum to a quota: every type in

@@ -211,14 +211,14 @@ func (x *Index) Update(n *Node) {
 // the entry before the slot and before the entry after it, and within the
 // separators around p when it would be p's first or last.
 func stays(p *page, i int, e *ekey) bool {
-	if i > 0 {
+	if i > p.lo {
 		if !p.k[i-1].less(e) {
 			return false
 		}
 	} else if f := p.floor(); f != nil && e.less(f) {
 		return false
 	}
-	if i < p.n-1 {
+	if i < p.hi-1 {
 		return e.less(&p.k[i+1])
 	}
 	c := p.ceiling()
@@ -247,7 +247,7 @@ func (x *Index) First(ask resource.Vector) *Node {
 	if !ok {
 		return nil
 	}
-	p, i := x.first(x.root, 0, &nd)
+	p, i := x.first(x.root, x.root.lo, &nd)
 	if p == nil {
 		return nil
 	}
@@ -304,14 +304,14 @@ func (x *Index) needs(ask *resource.Vector) (need, bool) {
 // first finds the leftmost entry under slots from.. of p whose columns
 // meet nd: the page and slot of the entry, or nil.
 func (x *Index) first(p *page, from int, nd *need) (*page, int) {
-	for i := from; i < p.n; i++ {
+	for i := from; i < p.hi; i++ {
 		if !p.meets(i, nd) {
 			continue
 		}
 		if p.leaf {
 			return p, i
 		}
-		if q, j := x.first(p.kid[i], 0, nd); q != nil {
+		if q, j := x.first(p.kid[i], p.kid[i].lo, nd); q != nil {
 			return q, j
 		}
 	}

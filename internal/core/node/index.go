@@ -94,6 +94,15 @@ func NewIndex(p Policy, w resource.Weights) *Index {
 // columns of the new types are zero in every page, which no positive ask
 // fits: right for the nodes recorded so far, which had none of them.
 func (x *Index) widen(n *Node) {
+	// nearly always none has: a pass without branches says so
+	var or int64
+	c, o, a := n.Capacity[x.width:], n.Occupied[x.width:], n.Allocated[x.width:]
+	for i := range c {
+		or |= c[i] | o[i] | a[i]
+	}
+	if or == 0 {
+		return
+	}
 	for i := resource.MaxTypes - 1; i >= x.width; i-- {
 		if n.Capacity[i] != 0 || n.Occupied[i] != 0 || n.Allocated[i] != 0 {
 			x.width = i + 1

@@ -40,6 +40,8 @@ type Index struct {
 	// the back, and a 5 KiB page per 16 allocations kept the collector
 	// busy.
 	spare []*page
+	// sfx are the suffix maxima of a leaf and an inner page (suffix.go).
+	sfx [2]suffix
 }
 
 // ekey is an entry's place in the order: the sort key, then the node ID,
@@ -213,6 +215,7 @@ func (x *Index) Update(n *Node) {
 	for t := range x.width {
 		old[t], p.max[t][i] = p.max[t][i], v[t]
 	}
+	p.touch(i)
 	x.adjust(p, &old, &v)
 }
 
@@ -242,7 +245,7 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 	x.policy, x.weights = p, w
 	var all []*Node
 	x.Ascend(func(n *Node) bool { all = append(all, n); return true })
-	x.root, x.n, x.spare = &page{leaf: true}, 0, nil
+	x.root, x.n, x.spare, x.sfx = &page{leaf: true}, 0, nil, [2]suffix{}
 	for _, n := range all {
 		n.pg = nil
 		x.Add(n)

@@ -28,6 +28,7 @@ type page struct {
 	lo   int
 	hi   int
 	leaf bool
+	sfx  bool  // the index's suffix of this page is right (suffix.go)
 	up   *page // parent, nil for the root
 	at   int   // slot in up
 	k    [fan]ekey
@@ -152,6 +153,7 @@ func (x *Index) split(p *page, h int, sep *ekey) *page {
 	x.copySlots(q, 0, p, h, fan-h)
 	x.clearSlots(p, h, fan)
 	q.hi, p.hi = fan-h, h
+	p.sfx = false
 	j := x.open(u, p.at+1, 1)
 	u.kid[j], q.up, q.at = q, u, j
 	if sep == nil {
@@ -235,7 +237,7 @@ func (x *Index) newPage(leaf bool) *page {
 // columns past the first width types are still zero, as a new page's.
 func (x *Index) drop(p *page) {
 	x.clearSlots(p, p.lo, p.hi)
-	p.lo, p.hi, p.up, p.at = 0, 0, nil, 0
+	p.lo, p.hi, p.up, p.at, p.sfx = 0, 0, nil, 0, false
 	x.spare = append(x.spare, p)
 }
 
@@ -253,12 +255,13 @@ func (x *Index) adjust(p *page, old, new *resource.Vector) {
 			case new[t] > m:
 				m = new[t]
 			case new[t] < m && old[t] >= m:
-				m = rowMax(p.max[t][p.lo:p.hi])
+				m = x.colMax(p, t)
 			default:
 				continue
 			}
 			if m != u.max[t][p.at] {
 				u.max[t][p.at], changed = m, true
+				u.touch(p.at)
 			}
 		}
 		if !changed {
@@ -277,6 +280,7 @@ func (x *Index) fixAll(p *page) {
 // summarize sets the maxima of slot i of inner page u from its child.
 func (x *Index) summarize(u *page, i int) {
 	c := u.kid[i]
+	u.touch(i)
 	for t := range x.width {
 		u.max[t][i] = rowMax(c.max[t][c.lo:c.hi])
 	}
@@ -288,6 +292,7 @@ func (x *Index) summarize(u *page, i int) {
 // otherwise; a window with room only on both sides together first moves
 // to the start of the page.
 func (x *Index) open(p *page, i, k int) int {
+	p.sfx = false
 	if p.lo >= k && (p.hi+k > fan || i-p.lo < p.hi-i) {
 		x.move(p, p.lo-k, p.lo, i-p.lo)
 		p.lo -= k
@@ -311,6 +316,7 @@ func (x *Index) open(p *page, i, k int) int {
 // it towards it. An empty window goes back to the start of the page.
 func (x *Index) cut(p *page, i int) {
 	if i-p.lo < p.hi-1-i {
+		p.touch(i) // the first slot leaving keeps the suffix
 		x.move(p, p.lo+1, p.lo, i-p.lo)
 		x.clearSlots(p, p.lo, p.lo+1)
 		p.lo++
@@ -318,9 +324,10 @@ func (x *Index) cut(p *page, i int) {
 		x.move(p, i, i+1, p.hi-1-i)
 		x.clearSlots(p, p.hi-1, p.hi)
 		p.hi--
+		p.sfx = false
 	}
 	if p.lo == p.hi {
-		p.lo, p.hi = 0, 0
+		p.lo, p.hi, p.sfx = 0, 0, false
 	}
 }
 
@@ -344,6 +351,7 @@ func (x *Index) move(p *page, di, si, k int) {
 // copySlots copies k slots of src from si to dst at di, re-parenting what
 // they hold.
 func (x *Index) copySlots(dst *page, di int, src *page, si, k int) {
+	dst.sfx = false
 	copy(dst.k[di:di+k], src.k[si:si+k])
 	for t := range x.width {
 		copy(dst.max[t][di:di+k], src.max[t][si:si+k])

@@ -255,8 +255,8 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
 func (x *Index) First(ask resource.Vector) *Node {
-	nd, ok := x.needs(&ask)
-	if !ok {
+	var nd need
+	if !x.needs(&ask, &nd) {
 		return nil
 	}
 	p, i := x.first(x.root, x.root.lo, &nd)
@@ -273,8 +273,8 @@ func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
-	nd, ok := x.needs(&ask)
-	if !ok {
+	var nd need
+	if !x.needs(&ask, &nd) {
 		return nil
 	}
 	p := prev.pg
@@ -296,21 +296,20 @@ type need struct {
 	min [resource.MaxTypes]int64
 }
 
-// needs returns what ask needs, and false when it needs a type no node
-// has.
-func (x *Index) needs(ask *resource.Vector) (need, bool) {
-	var nd need
+// needs fills nd, which is empty, with what ask needs, and returns false
+// when it needs a type no node has.
+func (x *Index) needs(ask *resource.Vector, nd *need) bool {
 	for t, a := range ask {
 		if a <= 0 {
 			continue
 		}
 		if t >= x.width {
-			return nd, false
+			return false
 		}
 		nd.typ[nd.n], nd.min[nd.n] = t, a
 		nd.n++
 	}
-	return nd, true
+	return true
 }
 
 // first finds the leftmost entry under slots from.. of p whose columns

@@ -40,6 +40,8 @@ type Index struct {
 	// the back, and a 5 KiB page per 16 allocations kept the collector
 	// busy.
 	spare []*page
+	// sfx are the suffix maxima of a leaf and an inner page (suffix.go).
+	sfx [2]suffix
 }
 
 // ekey is an entry's place in the order: the sort key, then the node ID,
@@ -94,6 +96,15 @@ func NewIndex(p Policy, w resource.Weights) *Index {
 // columns of the new types are zero in every page, which no positive ask
 // fits: right for the nodes recorded so far, which had none of them.
 func (x *Index) widen(n *Node) {
+	// nearly always none has: a pass without branches says so
+	var or int64
+	c, o, a := n.Capacity[x.width:], n.Occupied[x.width:], n.Allocated[x.width:]
+	for i := range c {
+		or |= c[i] | o[i] | a[i]
+	}
+	if or == 0 {
+		return
+	}
 	for i := resource.MaxTypes - 1; i >= x.width; i-- {
 		if n.Capacity[i] != 0 || n.Occupied[i] != 0 || n.Allocated[i] != 0 {
 			x.width = i + 1
@@ -204,6 +215,7 @@ func (x *Index) Update(n *Node) {
 	for t := range x.width {
 		old[t], p.max[t][i] = p.max[t][i], v[t]
 	}
+	p.touch(i)
 	x.adjust(p, &old, &v)
 }
 
@@ -211,14 +223,14 @@ func (x *Index) Update(n *Node) {
 // the entry before the slot and before the entry after it, and within the
 // separators around p when it would be p's first or last.
 func stays(p *page, i int, e *ekey) bool {
-	if i > 0 {
+	if i > p.lo {
 		if !p.k[i-1].less(e) {
 			return false
 		}
 	} else if f := p.floor(); f != nil && e.less(f) {
 		return false
 	}
-	if i < p.n-1 {
+	if i < p.hi-1 {
 		return e.less(&p.k[i+1])
 	}
 	c := p.ceiling()
@@ -233,7 +245,7 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 	x.policy, x.weights = p, w
 	var all []*Node
 	x.Ascend(func(n *Node) bool { all = append(all, n); return true })
-	x.root, x.n, x.spare = &page{leaf: true}, 0, nil
+	x.root, x.n, x.spare, x.sfx = &page{leaf: true}, 0, nil, [2]suffix{}
 	for _, n := range all {
 		n.pg = nil
 		x.Add(n)
@@ -243,11 +255,11 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
 func (x *Index) First(ask resource.Vector) *Node {
-	nd, ok := x.needs(&ask)
-	if !ok {
+	var nd need
+	if !x.needs(&ask, &nd) {
 		return nil
 	}
-	p, i := x.first(x.root, 0, &nd)
+	p, i := x.first(x.root, x.root.lo, &nd)
 	if p == nil {
 		return nil
 	}
@@ -261,8 +273,8 @@ func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
-	nd, ok := x.needs(&ask)
-	if !ok {
+	var nd need
+	if !x.needs(&ask, &nd) {
 		return nil
 	}
 	p := prev.pg
@@ -284,34 +296,33 @@ type need struct {
 	min [resource.MaxTypes]int64
 }
 
-// needs returns what ask needs, and false when it needs a type no node
-// has.
-func (x *Index) needs(ask *resource.Vector) (need, bool) {
-	var nd need
+// needs fills nd, which is empty, with what ask needs, and returns false
+// when it needs a type no node has.
+func (x *Index) needs(ask *resource.Vector, nd *need) bool {
 	for t, a := range ask {
 		if a <= 0 {
 			continue
 		}
 		if t >= x.width {
-			return nd, false
+			return false
 		}
 		nd.typ[nd.n], nd.min[nd.n] = t, a
 		nd.n++
 	}
-	return nd, true
+	return true
 }
 
 // first finds the leftmost entry under slots from.. of p whose columns
 // meet nd: the page and slot of the entry, or nil.
 func (x *Index) first(p *page, from int, nd *need) (*page, int) {
-	for i := from; i < p.n; i++ {
+	for i := from; i < p.hi; i++ {
 		if !p.meets(i, nd) {
 			continue
 		}
 		if p.leaf {
 			return p, i
 		}
-		if q, j := x.first(p.kid[i], 0, nd); q != nil {
+		if q, j := x.first(p.kid[i], p.kid[i].lo, nd); q != nil {
 			return q, j
 		}
 	}

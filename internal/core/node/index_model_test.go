@@ -265,15 +265,20 @@ func (p *page) check(width int) error {
 
 // span checks p and returns its least and greatest entries.
 func (p *page) span(width int) (lo, hi *ekey, err error) {
-	if p.n > fan || (p.n == 0 && (p.up != nil || !p.leaf)) {
-		return nil, nil, fmt.Errorf("page with %d slots", p.n)
+	if p.lo < 0 || p.hi > fan || p.lo > p.hi || (p.lo == p.hi && (p.up != nil || !p.leaf || p.lo != 0)) {
+		return nil, nil, fmt.Errorf("page with window %d..%d", p.lo, p.hi)
 	}
-	if p.n == 0 {
+	if p.lo == p.hi {
 		return nil, nil, nil
 	}
-	for i := range p.n {
+	for i := range fan {
+		if (i < p.lo || i >= p.hi) && (p.k[i] != ekey{} || p.kid[i] != nil) {
+			return nil, nil, fmt.Errorf("slot %d outside the window %d..%d not cleared", i, p.lo, p.hi)
+		}
+	}
+	for i := p.lo; i < p.hi; i++ {
 		if p.leaf {
-			if i > 0 && !p.k[i-1].less(&p.k[i]) {
+			if i > p.lo && !p.k[i-1].less(&p.k[i]) {
 				return nil, nil, fmt.Errorf("entries %d and %d out of order", i-1, i)
 			}
 			if p.k[i].node.pg != p {
@@ -289,15 +294,15 @@ func (p *page) span(width int) (lo, hi *ekey, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if i > 0 && (!hi.less(&p.k[i]) || clo.less(&p.k[i])) {
+		if i > p.lo && (!hi.less(&p.k[i]) || clo.less(&p.k[i])) {
 			return nil, nil, fmt.Errorf("separator %d not between its children", i)
 		}
-		if i == 0 {
+		if i == p.lo {
 			lo = clo
 		}
 		hi = chi
 		for t := range resource.MaxTypes {
-			m := slices.Max(c.max[t][:c.n])
+			m := slices.Max(c.max[t][c.lo:c.hi])
 			if t >= width {
 				m = 0
 			}
@@ -307,7 +312,7 @@ func (p *page) span(width int) (lo, hi *ekey, err error) {
 		}
 	}
 	if p.leaf {
-		return &p.k[0], &p.k[p.n-1], nil
+		return &p.k[p.lo], &p.k[p.hi-1], nil
 	}
 	return lo, hi, nil
 }

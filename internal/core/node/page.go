@@ -8,11 +8,14 @@ import (
 // of it merges into a sibling with room.
 const fan = 32
 
-// page is a node of the index's B+-tree. On a leaf, slot i is an entry: a
+// page is a node of the index's B+-tree. Its slots in use are the window
+// lo..hi-1 of its arrays, so the entry at either end leaves without the
+// others moving: under the Fair policy the front node leaves its leaf on
+// every allocation. On a leaf, slot i is an entry: a
 // node's place in the order and, in column i of max, its available
 // resources (ineligible for nodes that take no normal allocation). On an
 // inner page, slot i holds child kid[i], the maximum of each of its
-// columns and, from slot 1 on, a separator k[i]: every entry under kid[i]
+// columns and, from slot lo+1 on, a separator k[i]: every entry under kid[i]
 // sorts at or after it and every entry under kid[i-1] before it. The
 // separators change only when pages split or merge, so an entry arriving
 // at the back of the order or leaving its front does not climb the tree.
@@ -22,8 +25,10 @@ const fan = 32
 // read contiguous memory; only the first width types are written, the
 // others stay zero.
 type page struct {
-	n    int
+	lo   int
+	hi   int
 	leaf bool
+	sfx  bool  // the index's suffix of this page is right (suffix.go)
 	up   *page // parent, nil for the root
 	at   int   // slot in up
 	k    [fan]ekey
@@ -33,7 +38,7 @@ type page struct {
 
 // slot returns the slot of leaf p holding n.
 func (p *page) slot(n *Node) int {
-	for i := range p.n {
+	for i := p.lo; i < p.hi; i++ {
 		if p.k[i].node == n {
 			return i
 		}
@@ -42,9 +47,9 @@ func (p *page) slot(n *Node) int {
 }
 
 // upper returns the first of p's slots from lo on whose key sorts after
-// e, or p.n.
+// e, or p.hi.
 func (p *page) upper(e *ekey, lo int) int {
-	hi := p.n
+	hi := p.hi
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if e.less(&p.k[m]) {
@@ -60,7 +65,7 @@ func (p *page) upper(e *ekey, lo int) int {
 // at or before p's first (the nearest separator to its left), or nil.
 func (p *page) floor() *ekey {
 	for ; p.up != nil; p = p.up {
-		if p.at > 0 {
+		if p.at > p.up.lo {
 			return &p.up.k[p.at]
 		}
 	}
@@ -71,7 +76,7 @@ func (p *page) floor() *ekey {
 // before every entry after p (the nearest separator to its right), or nil.
 func (p *page) ceiling() *ekey {
 	for ; p.up != nil; p = p.up {
-		if p.at < p.up.n-1 {
+		if p.at < p.up.hi-1 {
 			return &p.up.k[p.at+1]
 		}
 	}
@@ -79,7 +84,7 @@ func (p *page) ceiling() *ekey {
 }
 
 func (p *page) ascend(fn func(*Node) bool) bool {
-	for i := range p.n {
+	for i := p.lo; i < p.hi; i++ {
 		if p.leaf {
 			if !fn(p.k[i].node) {
 				return false
@@ -91,15 +96,14 @@ func (p *page) ascend(fn func(*Node) bool) bool {
 	return true
 }
 
+// size returns the number of slots p holds.
+func (p *page) size() int { return p.hi - p.lo }
+
 // insert puts entry e with available v in its leaf, splitting full pages
 // on the way.
 func (x *Index) insert(e *ekey, v *resource.Vector) {
-	p := x.root
-	for !p.leaf {
-		p = p.kid[p.upper(e, 1)-1]
-	}
-	i := p.upper(e, 0)
-	split := p.n == fan
+	p, i := x.place(e)
+	split := p.size() == fan
 	switch {
 	case split && i == fan && p.ceiling() == nil:
 		// e goes after every entry (the Fair policy's moves end there):
@@ -108,11 +112,11 @@ func (x *Index) insert(e *ekey, v *resource.Vector) {
 		p, i = x.split(p, fan, e), 0
 	case split:
 		q := x.split(p, fan/2, nil)
-		if i > p.n {
-			p, i = q, i-p.n
+		if i > p.hi {
+			p, i = q, i-p.hi
 		}
 	}
-	x.open(p, i, 1)
+	i = x.open(p, i, 1)
 	p.k[i] = *e
 	for t := range x.width {
 		p.max[t][i] = v[t]
@@ -125,34 +129,56 @@ func (x *Index) insert(e *ekey, v *resource.Vector) {
 	}
 }
 
-// split moves the slots of full page p from h on to a new right sibling,
-// which it returns, splitting full parents first. The two are separated
-// in their parent by sep, or the new page's first key when sep is nil;
-// the parent holds their maxima (the new page's only once it has slots),
-// its own are left to the caller (fixAll).
+// place returns the leaf and slot where e goes. Under the Fair policy an
+// allocated node usually goes after every entry: the last leaf's last
+// entry says so in one comparison, where the search down the tree takes a
+// handful per level. (Every separator on the way down sorts at or before
+// that entry, so the search would end at the same place.)
+func (x *Index) place(e *ekey) (*page, int) {
+	p := x.root
+	for !p.leaf {
+		p = p.kid[p.hi-1]
+	}
+	if p.hi > p.lo && p.k[p.hi-1].less(e) {
+		return p, p.hi
+	}
+	p = x.root
+	for !p.leaf {
+		p = p.kid[p.upper(e, p.lo+1)-1]
+	}
+	return p, p.upper(e, p.lo)
+}
+
+// split moves the slots of full page p (its window starts at 0) from h
+// on to a new right sibling, which it returns, splitting full parents
+// first. The two are separated in their parent by sep, or the new page's
+// first key when sep is nil; the parent holds their maxima (the new
+// page's only once it has slots), its own are left to the caller
+// (fixAll).
 func (x *Index) split(p *page, h int, sep *ekey) *page {
 	u := p.up
 	if u == nil {
 		u = x.newPage(false)
-		u.n, u.kid[0], p.up, p.at = 1, p, u, 0
+		u.lo, u.hi, u.kid[0], p.up, p.at = 0, 1, p, u, 0
 		x.root = u
-	} else if u.n == fan {
+	} else if u.size() == fan {
 		x.split(u, fan/2, nil)
 		u = p.up
 	}
 	q := x.newPage(p.leaf)
 	x.copySlots(q, 0, p, h, fan-h)
 	x.clearSlots(p, h, fan)
-	q.n, p.n = fan-h, h
-	x.open(u, p.at+1, 1)
-	u.kid[p.at+1], q.up, q.at = q, u, p.at+1
+	q.hi, p.hi = fan-h, h
+	p.sfx = false
+	j := x.open(u, p.at+1, 1)
+	u.kid[j], q.up, q.at = q, u, j
 	if sep == nil {
 		sep = &q.k[0]
 	}
-	u.k[q.at] = *sep
+	u.k[j] = *sep
 	x.summarize(u, p.at)
-	if q.n > 0 {
-		x.summarize(u, q.at)
+	if q.hi > 0 {
+		x.summarize(u, j)
 	}
 	return q
 }
@@ -168,37 +194,38 @@ func (x *Index) removeAt(p *page, i int) {
 	x.cut(p, i)
 	u := p.up
 	if u == nil {
-		for r := x.root; !r.leaf && r.n == 1; r = x.root {
-			x.root = r.kid[0]
+		for r := x.root; !r.leaf && r.size() == 1; r = x.root {
+			x.root = r.kid[r.lo]
 			x.root.up, x.root.at = nil, 0
 			x.drop(r)
 		}
 		return
 	}
-	if p.n == 0 {
+	k := p.size()
+	if k == 0 {
 		x.removeAt(u, p.at)
 		x.drop(p)
 		return
 	}
-	if p.n < fan/4 {
-		if j := p.at - 1; j >= 0 && u.kid[j].n+p.n <= fan {
+	if k < fan/4 {
+		if j := p.at - 1; j >= u.lo && u.kid[j].size()+k <= fan {
 			l := u.kid[j]
-			x.copySlots(l, l.n, p, 0, p.n)
+			d := x.open(l, l.hi, k)
+			x.copySlots(l, d, p, p.lo, k)
 			if !p.leaf {
-				l.k[l.n] = u.k[p.at] // p's first child: p's separator
+				l.k[d] = u.k[p.at] // p's first child: p's separator
 			}
-			l.n += p.n
 			x.summarize(u, j)
 			x.removeAt(u, p.at)
 			x.drop(p)
 			return
 		}
-		if j := p.at + 1; j < u.n && u.kid[j].n+p.n <= fan {
+		if j := p.at + 1; j < u.hi && u.kid[j].size()+k <= fan {
 			r := u.kid[j]
-			x.open(r, 0, p.n)
-			x.copySlots(r, 0, p, 0, p.n)
+			d := x.open(r, r.lo, k)
+			x.copySlots(r, d, p, p.lo, k)
 			if !p.leaf {
-				r.k[p.n] = u.k[j] // r's first child: r's separator
+				r.k[d+k] = u.k[j] // r's first child: r's separator
 			}
 			u.k[j] = u.k[p.at] // r takes p's place in the order
 			x.summarize(u, j)
@@ -225,8 +252,8 @@ func (x *Index) newPage(leaf bool) *page {
 // drop keeps page p, which has left the tree, for a later split. Its
 // columns past the first width types are still zero, as a new page's.
 func (x *Index) drop(p *page) {
-	x.clearSlots(p, 0, p.n)
-	p.n, p.up, p.at = 0, nil, 0
+	x.clearSlots(p, p.lo, p.hi)
+	p.lo, p.hi, p.up, p.at, p.sfx = 0, 0, nil, 0, false
 	x.spare = append(x.spare, p)
 }
 
@@ -244,12 +271,13 @@ func (x *Index) adjust(p *page, old, new *resource.Vector) {
 			case new[t] > m:
 				m = new[t]
 			case new[t] < m && old[t] >= m:
-				m = rowMax(p.max[t][:p.n])
+				m = x.colMax(p, t)
 			default:
 				continue
 			}
 			if m != u.max[t][p.at] {
 				u.max[t][p.at], changed = m, true
+				u.touch(p.at)
 			}
 		}
 		if !changed {
@@ -268,76 +296,8 @@ func (x *Index) fixAll(p *page) {
 // summarize sets the maxima of slot i of inner page u from its child.
 func (x *Index) summarize(u *page, i int) {
 	c := u.kid[i]
+	u.touch(i)
 	for t := range x.width {
-		u.max[t][i] = rowMax(c.max[t][:c.n])
+		u.max[t][i] = rowMax(c.max[t][c.lo:c.hi])
 	}
-}
-
-// open makes room for k slots at i of p, shifting the slots from i right.
-func (x *Index) open(p *page, i, k int) {
-	n := p.n
-	copy(p.k[i+k:n+k], p.k[i:n])
-	for t := range x.width {
-		copy(p.max[t][i+k:n+k], p.max[t][i:n])
-	}
-	if !p.leaf {
-		copy(p.kid[i+k:n+k], p.kid[i:n])
-		for j := i + k; j < n+k; j++ {
-			p.kid[j].at = j
-		}
-	}
-	p.n += k
-}
-
-// cut drops slot i of p, shifting the slots after it left.
-func (x *Index) cut(p *page, i int) {
-	n := p.n
-	copy(p.k[i:n-1], p.k[i+1:n])
-	for t := range x.width {
-		copy(p.max[t][i:n-1], p.max[t][i+1:n])
-	}
-	if !p.leaf {
-		copy(p.kid[i:n-1], p.kid[i+1:n])
-		for j := i; j < n-1; j++ {
-			p.kid[j].at = j
-		}
-	}
-	x.clearSlots(p, n-1, n)
-	p.n--
-}
-
-// copySlots copies k slots of src from si to dst at di, re-parenting what
-// they hold.
-func (x *Index) copySlots(dst *page, di int, src *page, si, k int) {
-	copy(dst.k[di:di+k], src.k[si:si+k])
-	for t := range x.width {
-		copy(dst.max[t][di:di+k], src.max[t][si:si+k])
-	}
-	if dst.leaf {
-		for j := di; j < di+k; j++ {
-			dst.k[j].node.pg = dst
-		}
-		return
-	}
-	copy(dst.kid[di:di+k], src.kid[si:si+k])
-	for j := di; j < di+k; j++ {
-		dst.kid[j].up, dst.kid[j].at = dst, j
-	}
-}
-
-// clearSlots forgets slots i..j-1 of p so the nodes and pages they held
-// can be collected.
-func (x *Index) clearSlots(p *page, i, j int) {
-	clear(p.k[i:j])
-	clear(p.kid[i:j])
-}
-
-// rowMax returns the greatest of r, which is not empty, with two chains of
-// comparisons in flight.
-func rowMax(r []int64) int64 {
-	a, b := r[0], r[len(r)-1]
-	for i := 1; i+1 < len(r); i += 2 {
-		a, b = max(a, r[i]), max(b, r[i+1])
-	}
-	return max(a, b)
 }

@@ -1,6 +1,6 @@
 // Package strhash maps strings to well-spread 64-bit values that are the
 // same on every run and machine, for the places that need a deterministic
-// pseudo-random draw from an ID (treap priorities, per-task replay draws).
+// pseudo-random draw from an ID (the replay's per-task draws).
 package strhash
 
 import "hash/fnv"

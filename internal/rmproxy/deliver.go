@@ -37,6 +37,13 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 		var nodes si.NodeResponse
 		var apps, later si.ApplicationResponse
 		var allocs si.AllocationResponse
+		n := 0
+		for _, b := range boxes {
+			n += len(b.Allocations)
+		}
+		if n > 0 {
+			allocs.New = make([]*si.Allocation, 0, n) // sized once, not grown per batch
+		}
 		for _, b := range boxes {
 			first := firstAllocs(b)
 			for _, n := range b.AcceptedNodes {

@@ -22,7 +22,7 @@ type App struct {
 	// SortShare its fair-share sort key there; the queue package owns both.
 	QueueIndex int
 	SortShare  float64
-	maxPrio    int32 // the highest priority of prio, MinInt32 when empty
+	maxPrio    int32 // prio.Max(), kept here: the ordering reads it per comparison
 	// Deferred is set while the scheduling pass skips the app; the queue
 	// package owns it.
 	Deferred   bool

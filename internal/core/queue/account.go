@@ -63,14 +63,8 @@ func (leaf *Queue) Placed(a *app.App, res *resource.Vector, p int32) {
 	leaf.update(m != 0, false)
 }
 
-// count adds n to the number of pending entries at priority p, keeping
-// the cached maximum key.
-func (q *Queue) count(p int32, n int) {
-	q.prios.Add(p, n)
-	q.maxPrio = q.prios.Max()
-}
-
-const minPrio = math.MinInt32
+// count adds n to the number of pending entries at priority p.
+func (q *Queue) count(p int32, n int) { q.prios.Add(p, n) }
 
 // placeApp re-keys a in the leaf's ordering and fixes its membership:
 // applications with pending asks that are not skipped in this pass.
@@ -112,7 +106,7 @@ func weightOn(res *resource.Vector, m resource.Mask) int64 {
 func (q *Queue) update(share, weigh bool) {
 	for x := q; x != nil; x = x.Parent {
 		old := x.prio
-		x.prio = x.priorityAfterPolicy(x.maxPrio)
+		x.prio = x.priorityAfterPolicy(x.prios.Max())
 		if share {
 			x.share = resource.FairShareOf(&x.Allocated, &x.Guaranteed, &x.fairMax)
 		}

@@ -81,7 +81,6 @@ type Queue struct {
 	prio        int32
 	prios       prio.Counts // leaf: pending asks per priority; parent: children per priority
 	pendingAsks int
-	maxPrio     int32 // largest key of prios, MinInt32 when empty
 	kids        queueHeap
 	runnable    appHeap
 	skipped     []*Queue
@@ -99,7 +98,6 @@ func newQueue(name string, parent *Queue, leaf bool) *Queue {
 		apps:     map[string]*app.App{},
 		index:    -1,
 		prio:     math.MinInt32,
-		maxPrio:  math.MinInt32,
 	}
 	if parent == nil {
 		q.Path = name

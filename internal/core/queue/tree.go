@@ -7,6 +7,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/prio"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -300,7 +301,6 @@ func (t *Tree) refreshWith(recount bool) {
 			c.index = -1
 			walk(c)
 		}
-		q.maxPrio = minPrio
 		if q.Leaf {
 			if recount {
 				q.prios.Reset()
@@ -319,15 +319,13 @@ func (t *Tree) refreshWith(recount bool) {
 			}
 		} else {
 			q.prios.Reset()
-			q.maxPrio = minPrio
 			for _, n := range q.names {
-				if c := q.children[n]; c.prio != minPrio {
+				if c := q.children[n]; c.prio != prio.None {
 					q.count(c.prio, 1)
 				}
 			}
 		}
-		q.maxPrio = q.prios.Max()
-		q.prio = q.priorityAfterPolicy(q.maxPrio)
+		q.prio = q.priorityAfterPolicy(q.prios.Max())
 		q.share = resource.FairShare(q.Allocated, q.Guaranteed, q.fairMax)
 		q.pendW = pendingWeight(q)
 		if p := q.Parent; p != nil && q.pendingAsks > 0 && !q.deferred {

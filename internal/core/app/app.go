@@ -305,8 +305,7 @@ func (a *App) Remove(key string, now time.Time) (*Allocation, bool) {
 	delete(a.all, key)
 	if x.Linked() {
 		a.linked--
-		x.Replacing.ReplacedBy = nil
-		x.Replacing = nil
+		link(x, nil)
 		return x, true
 	}
 	if x.Pending() {
@@ -330,7 +329,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 		return err
 	}
 	x.AppID = a.ID
-	x.bound = x.Allocated
+	x.unbind() // it holds its resources from its Allocated time
 	if x.Created.Before(a.SubmitTime) && !x.Created.IsZero() {
 		a.SubmitTime = x.Created // a recovered allocation counts in fifo order
 	}
@@ -371,8 +370,8 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 	a.dequeue(x)
 	x.NodeID = node
 	x.Allocated = now
-	x.bound = now
-	x.Avoid = ""
+	x.unbind()
+	x.SetAvoid("")
 	a.account(x)
 }
 
@@ -392,7 +391,7 @@ func (a *App) Requeue(x *Allocation, now time.Time) error {
 	x.NodeID = ""
 	x.InstanceType = ""
 	x.Allocated = time.Time{}
-	x.bound = time.Time{}
+	x.unbind()
 	x.Forced = false
 	x.ScaleUp = false
 	a.enqueue(x)

@@ -306,7 +306,7 @@ func TestRequeue(t *testing.T) {
 	}
 	a.Allocate(ph, "n1", t0)
 	a.Allocate(old, "n1", t0)
-	old.Avoid = "n9"
+	old.SetAvoid("n9")
 	if err := a.Requeue(old, t0.Add(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +328,8 @@ func TestRequeue(t *testing.T) {
 	if got := drain(a); !slices.Equal(got, []string{"ph", "old", "new"}) {
 		t.Errorf("order after requeue %v, want [ph old new]", got)
 	}
-	if old.Avoid != "" {
-		t.Errorf("avoid %q kept after the next placement", old.Avoid)
+	if old.Avoid() != "" {
+		t.Errorf("avoid %q kept after the next placement", old.Avoid())
 	}
 }
 

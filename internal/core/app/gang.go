@@ -79,8 +79,7 @@ func (a *App) dropPlaceholder(x *Allocation) {
 // ph: ph is marked released and waits for the RM's confirmation.
 func (a *App) Link(x, ph *Allocation) {
 	a.dequeue(x)
-	x.Replacing = ph
-	ph.ReplacedBy = x
+	link(x, ph)
 	ph.Released = true
 	a.dropPlaceholder(ph)
 	a.linked++
@@ -92,7 +91,7 @@ func (a *App) Link(x, ph *Allocation) {
 // becomes an allocation on ph's node. It returns the real allocation, or
 // nil when ph was not linked.
 func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
-	x := ph.ReplacedBy
+	x := ph.ReplacedBy()
 	if x == nil || a.all[ph.Key] != ph {
 		return nil
 	}
@@ -101,13 +100,13 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	a.allocated--
 	a.Allocated.Dec(ph.Res)
 	a.PlaceholderAllocated.Dec(ph.Res)
-	ph.ReplacedBy = nil
-	x.Replacing = nil
+	ph.rare.replacedBy = nil // both are set: x is ph's real ask
+	x.rare.replacing = nil
 	a.linked--
 	x.NodeID = ph.NodeID
-	x.Avoid = ""
+	x.SetAvoid("")
 	x.Allocated = ph.Allocated
-	x.bound = now
+	x.rebind(now)
 	a.account(x)
 	return x
 }
@@ -125,11 +124,10 @@ func (a *App) TimedOut(group string) { a.taskGroup(group).TimedOut++ }
 // Unlink returns real ask x, whose placeholder went away without a
 // confirmed replacement, to the pending asks.
 func (a *App) Unlink(x *Allocation) {
-	if x.Replacing == nil {
+	if x.Replacing() == nil {
 		return
 	}
-	x.Replacing.ReplacedBy = nil
-	x.Replacing = nil
+	link(x, nil)
 	a.linked--
 	a.enqueue(x)
 }

@@ -62,10 +62,11 @@ func (u *Usage) add(inst string, res resource.Vector, secs int64) {
 
 // ended records allocation x, which stops holding its resources at now.
 func (a *App) ended(x *Allocation, now time.Time) {
-	if x.bound.IsZero() {
+	bound := x.bound()
+	if bound.IsZero() {
 		return
 	}
-	secs := int64(now.Sub(x.bound) / time.Second)
+	secs := int64(now.Sub(bound) / time.Second)
 	if secs <= 0 {
 		return
 	}

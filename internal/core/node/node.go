@@ -108,7 +108,7 @@ const firstAllocs = 16
 
 // AddAlloc records allocation x on the node and adds its resources.
 func (n *Node) AddAlloc(x *app.Allocation) {
-	x.NodeSlot = len(n.allocs)
+	x.NodeSlot = int32(len(n.allocs)) // a node never holds 2^31 allocations
 	x.InstanceType = n.InstanceType
 	if n.allocs == nil {
 		// a node that takes one allocation usually takes several: skip
@@ -122,13 +122,13 @@ func (n *Node) AddAlloc(x *app.Allocation) {
 // RemoveAlloc forgets allocation x and frees its resources. It reports
 // whether x was on the node.
 func (n *Node) RemoveAlloc(x *app.Allocation) bool {
-	i := x.NodeSlot
+	i := int(x.NodeSlot)
 	if i < 0 || i >= len(n.allocs) || n.allocs[i] != x {
 		return false
 	}
 	last := len(n.allocs) - 1
 	n.allocs[i] = n.allocs[last]
-	n.allocs[i].NodeSlot = i
+	n.allocs[i].NodeSlot = int32(i)
 	n.allocs[last] = nil
 	n.allocs = n.allocs[:last]
 	x.NodeSlot = -1
@@ -142,7 +142,8 @@ func (n *Node) Resize(delta resource.Vector) { n.Allocated.Inc(delta) }
 
 // Holds reports whether allocation x is on the node.
 func (n *Node) Holds(x *app.Allocation) bool {
-	return x.NodeSlot >= 0 && x.NodeSlot < len(n.allocs) && n.allocs[x.NodeSlot] == x
+	i := int(x.NodeSlot)
+	return i >= 0 && i < len(n.allocs) && n.allocs[i] == x
 }
 
 // Forced reports whether any allocation on the node was placed or resized

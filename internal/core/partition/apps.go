@@ -474,12 +474,12 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 		return nil, dropped{}
 	}
 	leaf := p.leafOf(a)
-	if x.Placeholder && x.ReplacedBy == nil && term != PlaceholderReplaced {
+	if x.Placeholder && x.ReplacedBy() == nil && term != PlaceholderReplaced {
 		// as the reference counts placeholderData: every placeholder that
 		// goes other than by a replacement (counted when linked) timed out
 		a.TimedOut(x.TaskGroup)
 	}
-	if real := x.ReplacedBy; real != nil {
+	if real := x.ReplacedBy(); real != nil {
 		// the placeholder goes without a confirmed swap: its real ask waits
 		// for a node again
 		a.Unlink(real)

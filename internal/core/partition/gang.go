@@ -142,7 +142,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	if !ok {
 		return false
 	}
-	if ph.ReplacedBy == nil {
+	if ph.ReplacedBy() == nil {
 		p.releaseAllocation(a, phKey, PlaceholderReplaced, now)
 		return true
 	}
@@ -208,7 +208,7 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 		sortStrings(keys)
 		for _, k := range keys {
 			x, ok := a.Allocation(k)
-			if !ok || x.ReplacedBy != nil {
+			if !ok || x.ReplacedBy() != nil {
 				continue
 			}
 			if x.Placeholder {

@@ -30,17 +30,17 @@ func (p *Partition) tryGangPreempt(s *pass, a *app.App, leaf *queue.Queue, phs [
 	if !p.preemptionEnabled() || len(phs) == 0 {
 		return false
 	}
-	if held := p.gangHolds[a.ID]; len(held) > 0 && slices.ContainsFunc(phs, func(x *app.Allocation) bool { return x.Victims > 0 }) {
+	if held := p.gangHolds[a.ID]; len(held) > 0 && slices.ContainsFunc(phs, func(x *app.Allocation) bool { return x.Victims() > 0 }) {
 		a.SetWhyAll(app.Reason{Kind: app.Preempting, Object: held[0].ID})
 		return true
 	}
 	var due, checked time.Time
 	for _, x := range phs {
-		if !x.PreemptOther || x.RequiredNode != "" || x.Victims > 0 {
+		if !x.PreemptOther || x.RequiredNode != "" || x.Victims() > 0 {
 			return false
 		}
 		due = latest(due, x.Created.Add(leaf.Props.PreemptionDelay))
-		checked = latest(checked, x.PreemptCheckedAt)
+		checked = latest(checked, x.PreemptCheckedAt())
 	}
 	if now.Before(due) {
 		p.wakeAt(due)
@@ -59,7 +59,7 @@ func (p *Partition) tryGangPreempt(s *pass, a *app.App, leaf *queue.Queue, phs [
 	s.preemptAttempts++
 	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	for _, x := range phs {
-		x.PreemptCheckedAt = now
+		x.SetPreemptCheckedAt(now)
 	}
 	if !underGuarantee(leaf, sum) {
 		return false

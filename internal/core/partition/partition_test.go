@@ -280,7 +280,7 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 						x, known = a.Allocation(k)
 					}
 					allocated := known && !x.Pending() && !x.Linked()
-					releasing := allocated && (x.ReplacedBy != nil || x.Preempted)
+					releasing := allocated && (x.ReplacedBy() != nil || x.Preempted)
 					told := len(p.Out.Released) + len(p.Out.Allocations)
 					err := p.Requeue(id, k, now)
 					if len(p.Out.Released)+len(p.Out.Allocations) != told {
@@ -290,7 +290,7 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 						t.Fatalf("seed %d step %d: requeue %s/%s (allocated %v): %v", seed, step, id, k, allocated, err)
 					}
 					if allocated && !releasing {
-						if !x.Pending() || x.Avoid == "" {
+						if !x.Pending() || x.Avoid() == "" {
 							t.Fatalf("seed %d step %d: requeued %s/%s is not pending avoiding its node", seed, step, id, k)
 						}
 						requeued = true

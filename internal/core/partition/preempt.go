@@ -86,15 +86,15 @@ func (p *Partition) preemptionEnabled() bool {
 // may preempt now and suitable victims exist, it releases them, reserves
 // the node for the ask and reports true.
 func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Allocation, now time.Time) bool {
-	if !p.preemptionEnabled() || !x.PreemptOther || x.RequiredNode != "" || x.Victims > 0 || x.Placeholder {
+	if !p.preemptionEnabled() || !x.PreemptOther || x.RequiredNode != "" || x.Victims() > 0 || x.Placeholder {
 		return false
 	}
 	if due := x.Created.Add(leaf.Props.PreemptionDelay); now.Before(due) {
 		p.wakeAt(due)
 		return false
 	}
-	if !x.PreemptCheckedAt.IsZero() {
-		if due := x.PreemptCheckedAt.Add(PreemptionRetry); now.Before(due) {
+	if !x.PreemptCheckedAt().IsZero() {
+		if due := x.PreemptCheckedAt().Add(PreemptionRetry); now.Before(due) {
 			p.wakeAt(due)
 			return false
 		}
@@ -104,7 +104,7 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 		return false
 	}
 	s.preemptAttempts++
-	x.PreemptCheckedAt = now
+	x.SetPreemptCheckedAt(now)
 	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	plan, ok := p.planPreemption(leaf, x, now)
 	if !ok {
@@ -310,7 +310,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		if v.Preempted || v.Released || v.Placeholder || v.RequiredNode != "" || v.NodeID == "" || !shares(v.Res, x.Res) {
 			return victim{}, false
 		}
-		if now.Before(v.CooldownUntil) && slices.Contains(v.TookFrom, leaf.Path) {
+		if now.Before(v.CooldownUntil()) && slices.Contains(v.TookFrom(), leaf.Path) {
 			return victim{}, false
 		}
 		vl := byApp[v.AppID]
@@ -610,18 +610,19 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 			slog.Any("victims", keys))
 	}
 	x.TriggeredPreemption = true
-	x.TookFrom = x.TookFrom[:0]
+	took := x.TookFrom()[:0]
 	for _, v := range victims {
 		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID, now)
 		if p.sink != nil {
 			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath, v.Res, now)
 		}
-		v.PreemptedFor = x
-		x.Victims++
-		if !slices.Contains(x.TookFrom, vleaf.Path) {
-			x.TookFrom = append(x.TookFrom, vleaf.Path)
+		v.SetPreemptedFor(x)
+		x.AddVictims(1)
+		if !slices.Contains(took, vleaf.Path) {
+			took = append(took, vleaf.Path)
 		}
 	}
+	x.SetTookFrom(took)
 }
 
 // markVictim marks v preempted, counts it as preempting in its queues and
@@ -659,9 +660,9 @@ func (p *Partition) victimGone(v *app.Allocation, leaf *queue.Queue) {
 		return
 	}
 	setPreempted(v, leaf, false)
-	if f := v.PreemptedFor; f != nil {
-		f.Victims--
-		v.PreemptedFor = nil
+	if f := v.PreemptedFor(); f != nil {
+		f.AddVictims(-1)
+		v.SetPreemptedFor(nil)
 	}
 }
 
@@ -685,8 +686,8 @@ func (p *Partition) verifyPreempting(bad func(string, ...any)) {
 				v.Inc(x.Res)
 				want[q] = v
 			}
-			if x.PreemptedFor != nil {
-				victims[x.PreemptedFor]++
+			if x.PreemptedFor() != nil {
+				victims[x.PreemptedFor()]++
 			}
 			return true
 		})
@@ -703,8 +704,8 @@ func (p *Partition) verifyPreempting(bad func(string, ...any)) {
 	walk(p.tree.Root)
 	for _, a := range p.apps {
 		a.Each(func(x *app.Allocation) bool {
-			if x.Victims != victims[x] {
-				bad("ask %s/%s counts %d victims, %d are preempted for it", a.ID, x.Key, x.Victims, victims[x])
+			if x.Victims() != victims[x] {
+				bad("ask %s/%s counts %d victims, %d are preempted for it", a.ID, x.Key, x.Victims(), victims[x])
 			}
 			return true
 		})
@@ -718,14 +719,14 @@ func (p *Partition) verifyPreempting(bad func(string, ...any)) {
 // allocations, then opted-out ones, then originators; within each, lower
 // priority, newest and smaller first. One attempt per ask.
 func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now time.Time) bool {
-	if !p.preemptionEnabled() || x.Victims > 0 || !x.PreemptCheckedAt.IsZero() {
+	if !p.preemptionEnabled() || x.Victims() > 0 || !x.PreemptCheckedAt().IsZero() {
 		return false
 	}
 	n, ok := p.nodes[x.RequiredNode]
 	if !ok || !n.Schedulable || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 		return false
 	}
-	x.PreemptCheckedAt = now
+	x.SetPreemptCheckedAt(now)
 	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	var cands []*app.Allocation
 	n.Each(func(v *app.Allocation) bool {

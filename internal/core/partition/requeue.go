@@ -38,7 +38,7 @@ func (p *Partition) Requeue(appID, key string, now time.Time) error {
 	if x.Pending() || x.Linked() {
 		return fmt.Errorf("allocation %s: not allocated", key)
 	}
-	if x.ReplacedBy != nil || x.Preempted {
+	if x.ReplacedBy() != nil || x.Preempted {
 		p.releaseAllocation(a, key, StoppedByRM, now)
 		return nil
 	}
@@ -49,7 +49,7 @@ func (p *Partition) Requeue(appID, key string, now time.Time) error {
 	if err := a.Requeue(x, now); err != nil {
 		return err // checked above: cannot happen
 	}
-	x.Avoid = failed
+	x.SetAvoid(failed)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, neg(x.Res), x.Res, x.Priority, 1)
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, x.Res, false)

@@ -156,7 +156,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
-		if x.Victims > 0 {
+		if x.Victims() > 0 {
 			if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has {
 				// a preempting ask waits for its victims' node, which it
 				// holds; tryReserved places it there once they are gone
@@ -307,13 +307,13 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		}
 		return n
 	}
-	if p.predicate == nil && x.Avoid == "" {
+	if p.predicate == nil && x.Avoid() == "" {
 		return p.nodeIndex().First(x.Res)
 	}
 	var avoided *node.Node
 	idx := p.nodeIndex()
 	for n := idx.First(x.Res); n != nil; n = idx.Next(x.Res, n) {
-		if n.ID == x.Avoid {
+		if n.ID == x.Avoid() {
 			avoided = n
 			continue
 		}
@@ -360,10 +360,10 @@ func (p *Partition) tellVetoes(a *app.App, x *app.Allocation, now time.Time) {
 		return
 	}
 	defer clear(p.vetoes)
-	if !x.PredicatesToldAt.IsZero() && now.Sub(x.PredicatesToldAt) < PredicateEventInterval {
+	if !x.PredicatesToldAt().IsZero() && now.Sub(x.PredicatesToldAt()) < PredicateEventInterval {
 		return
 	}
-	x.PredicatesToldAt = now
+	x.SetPredicatesToldAt(now)
 	msgs := make([]string, 0, len(p.vetoes))
 	for m := range p.vetoes {
 		msgs = append(msgs, m)
@@ -381,7 +381,7 @@ func (p *Partition) tellVetoes(a *app.App, x *app.Allocation, now time.Time) {
 func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n *node.Node, now time.Time) {
 	p.unreserveAsk(a.ID, x.Key)
 	if x.TriggeredPreemption {
-		x.CooldownUntil = now.Add(PreemptionCooldown)
+		x.SetCooldownUntil(now.Add(PreemptionCooldown))
 	}
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)

@@ -51,8 +51,8 @@ func (p *Partition) Verify() error {
 		np, na := 0, 0
 		a.Each(func(x *app.Allocation) bool {
 			if x.Linked() {
-				if !x.Replacing.Released || x.Replacing.ReplacedBy != x {
-					bad("app %s: ask %s linked to placeholder %s without a back link", id, x.Key, x.Replacing.Key)
+				if !x.Replacing().Released || x.Replacing().ReplacedBy() != x {
+					bad("app %s: ask %s linked to placeholder %s without a back link", id, x.Key, x.Replacing().Key)
 				}
 				return true
 			}

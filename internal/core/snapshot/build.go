@@ -215,8 +215,8 @@ func allocationOf(x *app.Allocation) Allocation {
 		Res: x.Res, Priority: x.Priority, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
 		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf, Preempted: x.Preempted,
 	}
-	if x.Replacing != nil {
-		out.Replacing = x.Replacing.Key
+	if x.Replacing() != nil {
+		out.Replacing = x.Replacing().Key
 	}
 	return out
 }

@@ -14,7 +14,7 @@ import (
 // events are set on few asks: they live in a side struct (rare.go),
 // allocated when one of them is first set, and read as zero values while
 // it is absent. An ask of the hot path is 352 bytes (it was 528 with
-// them inline); alloc_test.go keeps it there.
+// them inline); rare_test.go keeps it there.
 type Allocation struct {
 	// The fields intake and a decision touch come first, so that an ask
 	// spans fewer cache lines on the hot path.

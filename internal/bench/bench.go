@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,7 +65,11 @@ type Result struct {
 	// wall clock on a loaded machine.
 	CPUPerAlloc float64
 	HeapAllocs  float64 // heap allocations per decision
-	PeakHeap    uint64  // bytes in use at the end of the run
+	// GCShare is the garbage collector's CPU time (the runtime's
+	// estimate: background and idle mark workers, assists, pauses) as a
+	// fraction of the process's CPU time over the measured part.
+	GCShare  float64
+	PeakHeap uint64 // bytes in use at the end of the run
 	// Register is how long the nodes took to register (from the first
 	// node sent until the RM heard of the last one accepted).
 	Register time.Duration
@@ -77,8 +82,8 @@ type Result struct {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  first %7s  %10.0f allocs/s  %7.0f ns/alloc  %7.0f cpu-ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB",
-		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, ms(r.First), r.PerSecond, r.NsPerAlloc, r.CPUPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20))
+	return fmt.Sprintf("%-48s %9d allocs in %8.1f ms  first %7s  %10.0f allocs/s  %7.0f ns/alloc  %7.0f cpu-ns/alloc  %5.1f heap-allocs/alloc  heap %6.1f MiB  gc %4.1f %%",
+		r.Scenario.Name(), r.Allocated, float64(r.Elapsed.Microseconds())/1000, ms(r.First), r.PerSecond, r.NsPerAlloc, r.CPUPerAlloc, r.HeapAllocs, float64(r.PeakHeap)/(1<<20), 100*r.GCShare)
 }
 
 // Memory describes the run's memory and node registration.
@@ -93,6 +98,17 @@ func liveHeap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// gcCPU is the garbage collector's CPU time so far, as the runtime
+// estimates it.
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
 }
 
 // peakRSS reads the process's peak resident set (VmHWM) on Linux.
@@ -269,7 +285,7 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	if Measure != nil {
 		stop = Measure()
 	}
-	start, cpu := time.Now(), cpuTime()
+	start, cpu, gc := time.Now(), cpuTime(), gcCPU()
 	for _, r := range reqs {
 		svc.UpdateAllocation(r)
 	}
@@ -279,7 +295,7 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		stop()
 		return Result{}, fmt.Errorf("bench: %d of %d allocated after 5 minutes (rejected %d)", c.allocated.Load(), sc.Asks, c.rejected.Load())
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	elapsed, cpu, gc := time.Since(start), cpuTime()-cpu, gcCPU()-gc
 	runtime.ReadMemStats(&after)
 	stop()
 	n := c.allocated.Load()
@@ -294,6 +310,7 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		NsPerAlloc:  float64(elapsed.Nanoseconds()) / float64(n),
 		CPUPerAlloc: float64(cpu.Nanoseconds()) / float64(n),
 		HeapAllocs:  float64(after.Mallocs-before.Mallocs) / float64(n),
+		GCShare:     gc / max(cpu.Seconds(), 1e-9),
 		PeakHeap:    after.HeapInuse,
 		Register:    register,
 		// the RM's requests are built before withAsks and kept alive

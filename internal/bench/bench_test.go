@@ -44,6 +44,7 @@ func BenchmarkAllocate(b *testing.B) {
 			b.ReportMetric(last.NsPerAlloc, "ns/alloc")
 			b.ReportMetric(last.CPUPerAlloc, "cpu-ns/alloc")
 			b.ReportMetric(last.HeapAllocs, "heap-allocs/alloc")
+			b.ReportMetric(100*last.GCShare, "gc-%")
 			b.ReportMetric(float64(last.First.Microseconds())/1000, "first-ms")
 		})
 	}

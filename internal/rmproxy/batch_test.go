@@ -3,6 +3,7 @@ package rmproxy
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
@@ -121,5 +122,28 @@ func TestLargeRequestIsCut(t *testing.T) {
 		if want := fmt.Sprintf("k%05d", i); a.AllocationKey != want {
 			t.Fatalf("allocation %d is %s, want %s", i, a.AllocationKey, want)
 		}
+	}
+}
+
+// The first intake slice of a burst is short, later ones (the goroutine
+// delivered within the last IntakeSlice) are whole.
+func TestFirstSliceOfABurst(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		quiet time.Duration // since the last delivery
+		slice time.Duration // until the slice ends
+	}{
+		{time.Hour, FirstSlice},
+		{IntakeSlice, FirstSlice},
+		{IntakeSlice - time.Microsecond, IntakeSlice},
+		{0, IntakeSlice},
+	} {
+		start := sliceStart(now, now.Add(-c.quiet))
+		if got := start.Add(IntakeSlice).Sub(now); got != c.slice {
+			t.Errorf("%v after the last delivery: the slice ends after %v, want %v", c.quiet, got, c.slice)
+		}
+	}
+	if FirstSlice <= 0 || FirstSlice >= IntakeSlice {
+		t.Errorf("FirstSlice %v outside (0, %v)", FirstSlice, IntakeSlice)
 	}
 }

@@ -322,7 +322,9 @@ func update(p *partition.Partition, old *app.Allocation, x *si.Allocation, res r
 	if err := p.UpdateAsk(x.ApplicationID, x.AllocationKey, res); err != nil {
 		return err
 	}
-	old.Origin = x
+	if old.Origin != nil {
+		old.Origin = x // not delivered yet: deliver the new resources
+	}
 	return nil
 }
 

@@ -73,6 +73,9 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 				for i, x := range b.Allocations {
 					toSI(&blk[i], rm.Registry(), x, b)
 					allocs.New = append(allocs.New, &blk[i])
+					// the RM's message has served: an allocation that
+					// lives for hours does not keep it (and its maps) alive
+					x.Origin = nil
 				}
 			}
 			for _, r := range b.Released {

@@ -134,7 +134,7 @@ func intakeRun(t *testing.T, reqs []*si.AllocationRequest, prep bool) (string, [
 			a.Each(func(x *app.Allocation) bool { xs = append(xs, x); return true })
 			slices.SortFunc(xs, func(x, y *app.Allocation) int { return strings.Compare(x.Key, y.Key) })
 			for _, x := range xs {
-				origin := x.Origin.(*si.Allocation)
+				origin, _ := x.Origin.(*si.Allocation) // nil once delivered
 				fmt.Fprintf(&b, "%s/%s %s node=%q pending=%v prio=%d seq=%d created=%v required=%q preempt=%v/%v ph=%v tg=%q orig=%v tags=%v origin=%p\n",
 					id, x.Key, reg.Format(x.Res), x.NodeID, x.Pending(), x.Priority, x.Seq, x.Created.Unix(), x.RequiredNode,
 					x.PreemptSelf, x.PreemptOther, x.Placeholder, x.TaskGroup, x.Originator, x.Tags, origin)

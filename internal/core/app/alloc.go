@@ -66,7 +66,8 @@ type Allocation struct {
 	RequiredNode string
 	Tags         map[string]string
 	// Origin is an opaque handle the edge that created the allocation may
-	// keep (the RM's original message); the core never looks at it.
+	// keep (the RM's original message) until it has delivered the
+	// allocation; the core never looks at it.
 	Origin any
 	// rare holds the fields few asks set (rare.go); nil until one is set.
 	rare *rareFields

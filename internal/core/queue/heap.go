@@ -29,7 +29,7 @@ func (h *queueHeap) less(a, b *Queue) bool {
 	if a.pendW != b.pendW {
 		return a.pendW > b.pendW
 	}
-	return a.Name < b.Name
+	return a.rank < b.rank // by name
 }
 
 // pendingWeight is the sum of q's pending components (kept in pendW).

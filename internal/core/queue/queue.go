@@ -72,7 +72,10 @@ type Queue struct {
 	apps     map[string]*app.App
 
 	// ordering state
-	index    int // position in the parent's child heap, -1 when not in it
+	index int // position in the parent's child heap, -1 when not in it
+	// rank is the queue's position among its siblings by name, the child
+	// ordering's last tie-break (an integer compare, not a string's).
+	rank     int32
 	deferred bool
 	share    float64
 	// pendW is pendingWeight of Pending as of the last refresh: the
@@ -106,8 +109,18 @@ func newQueue(name string, parent *Queue, leaf bool) *Queue {
 		parent.children[name] = q
 		i, _ := slices.BinarySearch(parent.names, name)
 		parent.names = slices.Insert(parent.names, i, name)
+		parent.rankChildren()
 	}
 	return q
+}
+
+// rankChildren numbers q's children in name order (rank). The relative
+// order of the others does not change when a child comes or goes, so the
+// child ordering stays a heap.
+func (q *Queue) rankChildren() {
+	for i, n := range q.names {
+		q.children[n].rank = int32(i)
+	}
 }
 
 // Child returns the named child.

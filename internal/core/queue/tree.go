@@ -261,6 +261,7 @@ func (t *Tree) Remove(q *Queue) bool {
 			break
 		}
 	}
+	p.rankChildren()
 	delete(t.byPath, q.Path)
 	t.note(Removed, q)
 	return true

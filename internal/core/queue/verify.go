@@ -32,8 +32,11 @@ func (t *Tree) Verify() error {
 				}
 			}
 		}
-		for _, n := range q.names {
+		for i, n := range q.names {
 			c := q.children[n]
+			if int(c.rank) != i || (i > 0 && q.names[i-1] >= n) {
+				bad("queue %s: child %s ranked %d, %d by name", q.Path, c.Path, c.rank, i)
+			}
 			walk(c)
 			if c.prio != math.MinInt32 {
 				raw = max(raw, c.prio)

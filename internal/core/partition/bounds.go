@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -43,10 +44,14 @@ func (p *Partition) boundCapacity(what string, old, add resource.Vector) error {
 // only built when the bound is crossed (every ask passes here).
 func (p *Partition) boundDemand(key string, old, add *resource.Vector) error {
 	// Above(demand, old, add) in place: every ask passes here, and
-	// building the demand and copying three vectors cost more than the test
+	// building the demand and copying three vectors cost more than the
+	// test. Only add's types can cross: elsewhere add is 0, the demand is
+	// at most MaxQuantity (this bound keeps it there) and old, a counted
+	// ask or allocation, is not negative.
 	r := p.tree.Root
 	over := false
-	for i := range add {
+	for m := add.Support(); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
 		if add[i] > resource.MaxQuantity || r.Allocated[i]+r.Pending[i]-old[i]+add[i] > resource.MaxQuantity {
 			over = true
 			break

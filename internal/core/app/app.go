@@ -189,23 +189,24 @@ func (a *App) AddNewAsk(x *Allocation) error {
 }
 
 func (a *App) enqueue(x *Allocation) {
-	k := keyOf(x)
-	// asks of one shape come in runs: compare with the last class before
-	// hashing the key
+	// asks of one shape come in runs: compare with the last class, in
+	// place, before building and hashing the key
 	c := a.last
-	if c == nil || c.key != k {
+	if c == nil || !c.key.holds(x) {
+		k := keyOf(x)
 		c = a.classes[k]
+		switch {
+		case c == nil && a.spare != nil:
+			c, a.spare = a.spare, nil
+			delete(a.classes, c.key)
+			c.key = k
+			a.classes[k] = c
+		case c == nil:
+			c = &class{key: k, index: -1}
+			a.classes[k] = c
+		}
 	}
-	switch {
-	case c == nil && a.spare != nil:
-		c, a.spare = a.spare, nil
-		delete(a.classes, c.key)
-		c.key = k
-		a.classes[k] = c
-	case c == nil:
-		c = &class{key: k, index: -1}
-		a.classes[k] = c
-	case c == a.spare:
+	if c == a.spare {
 		a.spare = nil
 	}
 	a.last = c
@@ -225,6 +226,13 @@ func (a *App) enqueue(x *Allocation) {
 	a.Pending.IncOn(&x.Res, x.Res.Support())
 	a.prio.Add(x.Priority, 1)
 	a.maxPrio = a.prio.Max()
+}
+
+// holds reports whether x's class key is k (keyOf(x) == *k, without
+// building it).
+func (k *classKey) holds(x *Allocation) bool {
+	return k.priority == x.Priority && k.res == x.Res && k.requiredNode == x.RequiredNode &&
+		k.taskGroup == x.TaskGroup && k.placeholder == x.Placeholder
 }
 
 // dequeue takes a pending ask out of its class.

@@ -365,3 +365,40 @@ func TestEmptiedClassIsReused(t *testing.T) {
 		t.Errorf("the reused class does not hold exactly the fresh ask")
 	}
 }
+
+// holds, the in-place comparison enqueue makes with the last class, agrees
+// with building the key: asks differing in any one of its fields join
+// different classes, asks equal in all of them one class.
+func TestClassKeyHolds(t *testing.T) {
+	base := Allocation{Key: "k", Res: vec(1, 2), Priority: 3, RequiredNode: "n", TaskGroup: "tg", Placeholder: true}
+	variants := []func(*Allocation){
+		func(x *Allocation) {},
+		func(x *Allocation) { x.Res[resource.MemoryIndex]++ },
+		func(x *Allocation) { x.Res[5] = 1 },
+		func(x *Allocation) { x.Priority++ },
+		func(x *Allocation) { x.RequiredNode = "m" },
+		func(x *Allocation) { x.TaskGroup = "" },
+		func(x *Allocation) { x.Placeholder = false },
+		func(x *Allocation) { x.Key, x.Seq, x.Created = "other", 9, t0 }, // not part of the key
+	}
+	k := keyOf(&base)
+	for i, change := range variants {
+		x := base
+		change(&x)
+		if got, want := k.holds(&x), keyOf(&x) == k; got != want {
+			t.Errorf("variant %d: holds %v, keys equal %v", i, got, want)
+		}
+	}
+	a := Create("app", "u", nil, nil, t0)
+	for i, change := range variants {
+		x := base
+		change(&x)
+		x.Key = fmt.Sprint("k", i)
+		if err := a.AddAsk(&x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(a.classes) != len(variants)-1 {
+		t.Errorf("%d classes for %d keys", len(a.classes), len(variants)-1)
+	}
+}

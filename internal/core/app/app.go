@@ -141,15 +141,16 @@ func (a *App) Each(fn func(*Allocation) bool) {
 // Priority is the highest priority among the pending asks, or MinInt32.
 func (a *App) Priority() int32 { return a.maxPrio }
 
-func checkRes(key string, r *resource.Vector) error {
+// checkRes rejects an empty or negative r; it returns r's support.
+func checkRes(key string, r *resource.Vector) (resource.Mask, error) {
 	m := r.Support()
 	if r.NegativeOn(m) {
-		return fmt.Errorf("allocation %s: negative resource %v", key, *r)
+		return 0, fmt.Errorf("allocation %s: negative resource %v", key, *r)
 	}
 	if m == 0 {
-		return fmt.Errorf("allocation %s: empty resource", key)
+		return 0, fmt.Errorf("allocation %s: empty resource", key)
 	}
-	return nil
+	return m, nil
 }
 
 // AddAsk adds a pending ask (x.NodeID must be ""). Duplicate keys and empty
@@ -169,7 +170,8 @@ func (a *App) AddNewAsk(x *Allocation) error {
 	if x.NodeID != "" {
 		return fmt.Errorf("allocation %s: ask has a node", x.Key)
 	}
-	if err := checkRes(x.Key, &x.Res); err != nil {
+	m, err := checkRes(x.Key, &x.Res)
+	if err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -179,7 +181,7 @@ func (a *App) AddNewAsk(x *Allocation) error {
 		a.SubmitTime = x.Created
 	}
 	a.all[x.Key] = x
-	a.enqueue(x)
+	a.enqueueOn(x, m)
 	if x.Placeholder && x.TaskGroup != "" {
 		tg := a.taskGroup(x.TaskGroup)
 		tg.Count++
@@ -188,7 +190,10 @@ func (a *App) AddNewAsk(x *Allocation) error {
 	return nil
 }
 
-func (a *App) enqueue(x *Allocation) {
+func (a *App) enqueue(x *Allocation) { a.enqueueOn(x, x.Res.Support()) }
+
+// enqueueOn is enqueue for an ask whose resources' support is m.
+func (a *App) enqueueOn(x *Allocation, m resource.Mask) {
 	// asks of one shape come in runs: compare with the last class, in
 	// place, before building and hashing the key
 	c := a.last
@@ -223,7 +228,7 @@ func (a *App) enqueue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending++
-	a.Pending.IncOn(&x.Res, x.Res.Support())
+	a.Pending.IncOn(&x.Res, m)
 	a.prio.Add(x.Priority, 1)
 	a.maxPrio = a.prio.Max()
 }
@@ -284,7 +289,7 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	if !ok {
 		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
 	}
-	if err := checkRes(key, &res); err != nil {
+	if _, err := checkRes(key, &res); err != nil {
 		return resource.Vector{}, err
 	}
 	delta := res.Sub(x.Res)
@@ -334,7 +339,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, &x.Res); err != nil {
+	if _, err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID

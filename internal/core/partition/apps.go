@@ -248,7 +248,8 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
-	if err := p.boundDemand(x.Key, &resource.Vector{}, &x.Res); err != nil {
+	m := x.Res.Support() // for the bound and the queues
+	if err := p.boundDemandOn(x.Key, &resource.Vector{}, &x.Res, m); err != nil {
 		return err
 	}
 	if x.Created.IsZero() {
@@ -263,7 +264,7 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	if err != nil {
 		return err
 	}
-	p.leafOf(a).AddPending(a, &x.Res, x.Priority)
+	p.leafOf(a).AddPending(a, &x.Res, m, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
 		// pending before this one is listed already (or running)

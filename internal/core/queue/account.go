@@ -31,10 +31,10 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.refresh(mAlloc != 0)
 }
 
-// AddPending is Apply for an ask of a taken in: res joins the pending
-// resources on the path and one ask of priority p the pending set.
-func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, p int32) {
-	m := res.Support()
+// AddPending is Apply for an ask of a taken in: res, of support m, joins
+// the pending resources on the path and one ask of priority p the pending
+// set.
+func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, m resource.Mask, p int32) {
 	w := weightOn(res, m)
 	for x := leaf; x != nil; x = x.Parent {
 		x.Pending.IncOn(res, m)

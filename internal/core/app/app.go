@@ -29,8 +29,11 @@ type App struct {
 	SubmitTime time.Time
 
 	QueuePath string
-	User      string
-	Groups    []string
+	// Leaf is the queue package's cache of the leaf queue at QueuePath
+	// (queue.Tree.Leaf); nothing else reads or sets it.
+	Leaf   any
+	User   string
+	Groups []string
 	// Group is the group the app's usage is tracked under ("" none); it is
 	// chosen at submission and fixed for the app's lifetime.
 	Group string

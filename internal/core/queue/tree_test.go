@@ -2,8 +2,10 @@ package queue
 
 import (
 	"testing"
+	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -113,5 +115,46 @@ partitions:
 	}
 	if q, _ := tr.Queue("root.leaf"); q.State != Active {
 		t.Fatal("failed reconfigure drained a queue")
+	}
+}
+
+// Leaf finds an application's leaf queue by its path, and the queue it
+// keeps in the application is not used once that queue left the tree:
+// a queue created again at the same path is the leaf.
+func TestLeafAfterTheQueueIsRecreated(t *testing.T) {
+	tr := build(t, treeYAML)
+	q, err := tr.CreateDynamic("root.tenants.team1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := app.Create("app1", "u", nil, nil, time.Time{})
+	q.AddApp(a)
+	if got := tr.Leaf(a); got != q {
+		t.Fatalf("leaf %p, want %p", got, q)
+	}
+	if got := tr.Leaf(a); got != q {
+		t.Fatalf("leaf found again %p, want %p", got, q)
+	}
+	q.RemoveApp(a)
+	if !tr.Remove(q) {
+		t.Fatal("empty dynamic queue not removed")
+	}
+	if got := tr.Leaf(a); got != nil {
+		t.Fatalf("leaf of a removed queue: %p", got)
+	}
+	q2, err := tr.CreateDynamic("root.tenants.team1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q2 == q {
+		t.Fatal("the removed queue came back")
+	}
+	if got := tr.Leaf(a); got != q2 {
+		t.Fatalf("leaf %p, want the new queue %p (removed %p)", got, q2, q)
+	}
+	leaf, _ := tr.Queue("root.leaf")
+	a.QueuePath = leaf.Path // a path changed behind the tree's back
+	if got := tr.Leaf(a); got != leaf {
+		t.Fatalf("leaf %p, want %p", got, leaf)
 	}
 }

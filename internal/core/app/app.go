@@ -219,16 +219,12 @@ func (a *App) enqueueOn(x *Allocation, m resource.Mask) {
 	}
 	a.last = c
 	wasEmpty := c.live == 0
-	var oldHead *Allocation
-	if !wasEmpty {
-		oldHead = c.first()
-	}
-	c.push(x)
+	first := c.push(x)
 	switch {
 	case wasEmpty:
 		a.heap.push(c)
-	case c.index >= 0 && c.first() != oldHead:
-		a.heap.fix(c.index)
+	case first && c.index >= 0:
+		a.heap.fix(c.index) // a new head: the class's place may change
 	}
 	a.pending++
 	a.Pending.IncOn(&x.Res, m)

@@ -402,3 +402,47 @@ func TestClassKeyHolds(t *testing.T) {
 		t.Errorf("%d classes for %d keys", len(a.classes), len(variants)-1)
 	}
 }
+
+// An ask created before every pending ask of its class heads the class,
+// and the class takes its place among the others by it, also when asks
+// that left the class (removed, moved by a resize) are still in its FIFO.
+func TestOlderAskHeadsItsClass(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for _, x := range []*Allocation{
+		ask("b-5", 0, 5, vec(2, 2)),
+		ask("a-3", 0, 3, vec(1, 1)),
+		ask("a-4", 0, 4, vec(1, 1)),
+		ask("a-6", 0, 6, vec(1, 1)),
+	} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a-3 leaves by removal and a-4 by a resize into b's class: both
+	// stay in a's FIFO as stale entries before a-6
+	if _, ok := a.Remove("a-3", t0); !ok {
+		t.Fatal("a-3 not removed")
+	}
+	if _, err := a.UpdateAsk("a-4", vec(2, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Next(); got == nil || got.Key != "a-4" {
+		t.Fatalf("next %v, want a-4 (created at 4, now in b's class)", got)
+	}
+	for _, x := range []*Allocation{
+		ask("a-2", 0, 2, vec(1, 1)), // before every live ask of a: a heads the app
+		ask("a-7", 0, 7, vec(1, 1)),
+		ask("b-1", 0, 1, vec(2, 2)), // b heads again
+	} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"a-2": "a-2", "a-7": "a-2", "b-1": "b-1"}[x.Key]; a.Next().Key != want {
+			t.Fatalf("after %s next %s, want %s", x.Key, a.Next().Key, want)
+		}
+	}
+	want := []string{"b-1", "a-2", "a-4", "b-5", "a-6", "a-7"}
+	if got := drain(a); !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}

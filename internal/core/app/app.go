@@ -31,9 +31,14 @@ type App struct {
 	QueuePath string
 	// Leaf is the queue package's cache of the leaf queue at QueuePath
 	// (queue.Tree.Leaf); nothing else reads or sets it.
-	Leaf   any
-	User   string
-	Groups []string
+	Leaf any
+	// OrderedPrio and OrderedSubmit are the priority and submission time
+	// the leaf's ordering last placed the app by; the queue package owns
+	// them.
+	OrderedPrio   int32
+	OrderedSubmit time.Time
+	User          string
+	Groups        []string
 	// Group is the group the app's usage is tracked under ("" none); it is
 	// chosen at submission and fixed for the app's lifetime.
 	Group string

@@ -69,13 +69,21 @@ func (q *Queue) count(p int32, n int) { q.prios.Add(p, n) }
 // placeApp re-keys a in the leaf's ordering and fixes its membership:
 // applications with pending asks that are not skipped in this pass.
 func (leaf *Queue) placeApp(a *app.App) {
+	share := a.SortShare
 	if leaf.runnable.fair {
-		a.SortShare = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
+		share = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
 	}
+	// the ordering compares priority, share, submission time and ID: an
+	// app placed by the same values already would not move (most asks
+	// taken in or placed change none of them)
+	same := share == a.SortShare && a.Priority() == a.OrderedPrio && a.SubmitTime == a.OrderedSubmit
+	a.SortShare, a.OrderedPrio, a.OrderedSubmit = share, a.Priority(), a.SubmitTime
 	want := a.PendingCount() > 0 && !a.Deferred
 	switch {
 	case want && a.QueueIndex >= 0:
-		leaf.runnable.fix(a.QueueIndex)
+		if !same {
+			leaf.runnable.fix(a.QueueIndex)
+		}
 	case want:
 		leaf.runnable.push(a)
 	case a.QueueIndex >= 0:

@@ -158,3 +158,41 @@ func TestLeafAfterTheQueueIsRecreated(t *testing.T) {
 		t.Fatalf("leaf %p, want %p", got, leaf)
 	}
 }
+
+// The leaf's ordering follows every key it compares as asks are taken in:
+// an older ask lowering an application's submission time, a higher
+// priority; asks that change neither leave the order alone.
+func TestOrderingFollowsAsksTakenIn(t *testing.T) {
+	tr := build(t, treeYAML)
+	leaf, _ := tr.Queue("root.leaf")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a1, a2 := app.Create("a1", "u", nil, nil, t0), app.Create("a2", "u", nil, nil, t0)
+	leaf.AddApp(a1)
+	leaf.AddApp(a2)
+	var res resource.Vector
+	res[resource.VCoreIndex] = 1
+	add := func(a *app.App, key string, prio int32, created time.Time, top string) {
+		t.Helper()
+		x := &app.Allocation{Key: key, Res: res, Priority: prio, Created: created}
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+		leaf.AddPending(a, &x.Res, x.Res.Support(), x.Priority)
+		if got := leaf.TopApp(); got == nil || got.ID != top {
+			name := "none"
+			if got != nil {
+				name = got.ID
+			}
+			t.Fatalf("after %s the first application is %s, want %s", key, name, top)
+		}
+		if err := tr.Verify(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(a1, "k1", 0, t0, "a1")
+	add(a2, "k2", 0, t0, "a1")                   // same time: by ID
+	add(a2, "k3", 0, t0.Add(-time.Hour), "a2")   // a2 submitted earlier now
+	add(a2, "k4", 0, t0, "a2")                   // nothing changes
+	add(a1, "k5", 5, t0, "a1")                   // a higher priority first
+	add(a2, "k6", 5, t0.Add(-time.Minute), "a2") // same priority: a2 is older
+}

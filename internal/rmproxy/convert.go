@@ -268,11 +268,9 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 	if err != nil {
 		return err
 	}
-	var res resource.Vector
-	if al != nil {
-		res = al.Res
-	} else {
-		if res, err = in.vector(x.ResourcePerAlloc); err != nil {
+	if al == nil {
+		res, err := in.vector(x.ResourcePerAlloc)
+		if err != nil {
 			return fmt.Errorf("allocation %s: %w", x.AllocationKey, err)
 		}
 		if _, foreign := x.AllocationTags[common.Foreign]; foreign {
@@ -284,23 +282,21 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 				Preemptable: x.AllocationTags[common.Foreign] != common.AllocTypeStatic,
 			}, now)
 		}
+		al = in.newAllocation()
+		fillAsk(al, x, res)
 	}
+	// x's resources are al.Res from here (not copied: a new ask, the
+	// common case, does not need them apart)
 	if x.NodeID != "" {
 		if a, ok := p.App(x.ApplicationID); ok {
 			if old, ok := a.Allocation(x.AllocationKey); ok {
+				res := al.Res
+				in.unused(al)
 				return update(p, old, x, res)
 			}
 		}
-		if al == nil {
-			al = in.newAllocation()
-			fillAsk(al, x, res)
-		}
 		_ = p.AddAllocation(al, now) // rejections are reported by the partition
 		return nil
-	}
-	if al == nil {
-		al = in.newAllocation()
-		fillAsk(al, x, res)
 	}
 	// the ask is added unless its key is known (one look-up of the key);
 	// rejections are reported by the partition
@@ -308,9 +304,16 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 	if old == nil {
 		return nil
 	}
-	*al = app.Allocation{} // unused: the next new ask takes it
-	in.spare = al
+	res := al.Res
+	in.unused(al)
 	return update(p, old, x, res)
+}
+
+// unused takes back al, an allocation made for x and not added: the next
+// new ask takes it.
+func (in *askIntake) unused(al *app.Allocation) {
+	*al = app.Allocation{}
+	in.spare = al
 }
 
 // update makes x, a known key's ask or allocation old, change its

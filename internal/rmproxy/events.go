@@ -34,15 +34,15 @@ type eventBuffer struct {
 	reg      *resource.Registry
 }
 
-func (b *eventBuffer) add(r event.Record) {
+func (b *eventBuffer) add(r *event.Record) {
 	c := len(b.ring)
 	if b.n == c {
-		b.ring[b.start] = r
+		b.ring[b.start] = *r
 		b.start = (b.start + 1) % c
 		b.dropped++
 		return
 	}
-	b.ring[(b.start+b.n)%c] = r
+	b.ring[(b.start+b.n)%c] = *r
 	b.n++
 }
 
@@ -100,14 +100,14 @@ func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
 // and the registration's registry looked up once.
 func (s *Service) eventSink(rmID string) func(event.Record) {
 	b, reg := s.eventBufferOf(rmID), s.eng.Registry(rmID)
-	return func(r event.Record) { s.bufferEvent(rmID, b, reg, r) }
+	return func(r event.Record) { s.bufferEvent(rmID, b, reg, &r) }
 }
 
 // bufferEvent buffers a record of RM rmID in b, its buffer; reg is the
 // registry of the registration that made it. A record without a time (the
 // engine leaves it to the sink where its call has none) gets the present
 // time, the time it happened: the RM and the event history see the same.
-func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registry, r event.Record) {
+func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registry, r *event.Record) {
 	if r.Time == 0 {
 		r.Time = s.clk.Now().UnixNano()
 	}
@@ -119,7 +119,7 @@ func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registr
 	}
 	b.add(r)
 	if s.hooks.Event != nil {
-		s.hooks.Event(rmID, reg, r)
+		s.hooks.Event(rmID, reg, *r)
 	}
 }
 

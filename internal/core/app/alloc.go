@@ -141,7 +141,9 @@ func (c *class) first() *Allocation {
 	return nil
 }
 
-func (c *class) push(a *Allocation) {
+// push adds a to the class and reports whether it went first: before every
+// live ask of a class that had some.
+func (c *class) push(a *Allocation) (first bool) {
 	a.gen++
 	a.class = c
 	a.joined = c.tick
@@ -151,9 +153,14 @@ func (c *class) push(a *Allocation) {
 	for i > c.head && (!c.current(c.asks[i-1]) || askBefore(a, c.asks[i-1].a)) {
 		i--
 	}
-	c.asks = append(c.asks, entry{})
-	copy(c.asks[i+1:], c.asks[i:])
-	c.asks[i] = e
+	first = i == c.head
+	if i == len(c.asks) {
+		c.asks = append(c.asks, e)
+	} else {
+		c.asks = append(c.asks, entry{})
+		copy(c.asks[i+1:], c.asks[i:])
+		c.asks[i] = e
+	}
 	c.live++
 	c.joinTold(a)
 	if c.head > 64 && c.head*2 > len(c.asks) {
@@ -162,6 +169,7 @@ func (c *class) push(a *Allocation) {
 		c.asks = c.asks[:n]
 		c.head = 0
 	}
+	return first
 }
 
 // askBefore orders asks by creation time, then arrival.

@@ -29,8 +29,16 @@ type App struct {
 	SubmitTime time.Time
 
 	QueuePath string
-	User      string
-	Groups    []string
+	// Leaf is the queue package's cache of the leaf queue at QueuePath
+	// (queue.Tree.Leaf); nothing else reads or sets it.
+	Leaf any
+	// OrderedPrio and OrderedSubmit are the priority and submission time
+	// the leaf's ordering last placed the app by; the queue package owns
+	// them.
+	OrderedPrio   int32
+	OrderedSubmit time.Time
+	User          string
+	Groups        []string
 	// Group is the group the app's usage is tracked under ("" none); it is
 	// chosen at submission and fixed for the app's lifetime.
 	Group string
@@ -141,15 +149,16 @@ func (a *App) Each(fn func(*Allocation) bool) {
 // Priority is the highest priority among the pending asks, or MinInt32.
 func (a *App) Priority() int32 { return a.maxPrio }
 
-func checkRes(key string, r *resource.Vector) error {
+// checkRes rejects an empty or negative r; it returns r's support.
+func checkRes(key string, r *resource.Vector) (resource.Mask, error) {
 	m := r.Support()
 	if r.NegativeOn(m) {
-		return fmt.Errorf("allocation %s: negative resource %v", key, *r)
+		return 0, fmt.Errorf("allocation %s: negative resource %v", key, *r)
 	}
 	if m == 0 {
-		return fmt.Errorf("allocation %s: empty resource", key)
+		return 0, fmt.Errorf("allocation %s: empty resource", key)
 	}
-	return nil
+	return m, nil
 }
 
 // AddAsk adds a pending ask (x.NodeID must be ""). Duplicate keys and empty
@@ -169,7 +178,8 @@ func (a *App) AddNewAsk(x *Allocation) error {
 	if x.NodeID != "" {
 		return fmt.Errorf("allocation %s: ask has a node", x.Key)
 	}
-	if err := checkRes(x.Key, &x.Res); err != nil {
+	m, err := checkRes(x.Key, &x.Res)
+	if err != nil {
 		return err
 	}
 	x.AppID = a.ID
@@ -179,7 +189,7 @@ func (a *App) AddNewAsk(x *Allocation) error {
 		a.SubmitTime = x.Created
 	}
 	a.all[x.Key] = x
-	a.enqueue(x)
+	a.enqueueOn(x, m)
 	if x.Placeholder && x.TaskGroup != "" {
 		tg := a.taskGroup(x.TaskGroup)
 		tg.Count++
@@ -188,43 +198,50 @@ func (a *App) AddNewAsk(x *Allocation) error {
 	return nil
 }
 
-func (a *App) enqueue(x *Allocation) {
-	k := keyOf(x)
-	// asks of one shape come in runs: compare with the last class before
-	// hashing the key
+func (a *App) enqueue(x *Allocation) { a.enqueueOn(x, x.Res.Support()) }
+
+// enqueueOn is enqueue for an ask whose resources' support is m.
+func (a *App) enqueueOn(x *Allocation, m resource.Mask) {
+	// asks of one shape come in runs: compare with the last class, in
+	// place, before building and hashing the key
 	c := a.last
-	if c == nil || c.key != k {
+	if c == nil || !c.key.holds(x) {
+		k := keyOf(x)
 		c = a.classes[k]
+		switch {
+		case c == nil && a.spare != nil:
+			c, a.spare = a.spare, nil
+			delete(a.classes, c.key)
+			c.key = k
+			a.classes[k] = c
+		case c == nil:
+			c = &class{key: k, index: -1}
+			a.classes[k] = c
+		}
 	}
-	switch {
-	case c == nil && a.spare != nil:
-		c, a.spare = a.spare, nil
-		delete(a.classes, c.key)
-		c.key = k
-		a.classes[k] = c
-	case c == nil:
-		c = &class{key: k, index: -1}
-		a.classes[k] = c
-	case c == a.spare:
+	if c == a.spare {
 		a.spare = nil
 	}
 	a.last = c
 	wasEmpty := c.live == 0
-	var oldHead *Allocation
-	if !wasEmpty {
-		oldHead = c.first()
-	}
-	c.push(x)
+	first := c.push(x)
 	switch {
 	case wasEmpty:
 		a.heap.push(c)
-	case c.index >= 0 && c.first() != oldHead:
-		a.heap.fix(c.index)
+	case first && c.index >= 0:
+		a.heap.fix(c.index) // a new head: the class's place may change
 	}
 	a.pending++
-	a.Pending.IncOn(&x.Res, x.Res.Support())
+	a.Pending.IncOn(&x.Res, m)
 	a.prio.Add(x.Priority, 1)
 	a.maxPrio = a.prio.Max()
+}
+
+// holds reports whether x's class key is k (keyOf(x) == *k, without
+// building it).
+func (k *classKey) holds(x *Allocation) bool {
+	return k.priority == x.Priority && k.res == x.Res && k.requiredNode == x.RequiredNode &&
+		k.taskGroup == x.TaskGroup && k.placeholder == x.Placeholder
 }
 
 // dequeue takes a pending ask out of its class.
@@ -276,7 +293,7 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 	if !ok {
 		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
 	}
-	if err := checkRes(key, &res); err != nil {
+	if _, err := checkRes(key, &res); err != nil {
 		return resource.Vector{}, err
 	}
 	delta := res.Sub(x.Res)
@@ -325,7 +342,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if _, dup := a.all[x.Key]; dup {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	if err := checkRes(x.Key, &x.Res); err != nil {
+	if _, err := checkRes(x.Key, &x.Res); err != nil {
 		return err
 	}
 	x.AppID = a.ID

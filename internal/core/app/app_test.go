@@ -365,3 +365,84 @@ func TestEmptiedClassIsReused(t *testing.T) {
 		t.Errorf("the reused class does not hold exactly the fresh ask")
 	}
 }
+
+// holds, the in-place comparison enqueue makes with the last class, agrees
+// with building the key: asks differing in any one of its fields join
+// different classes, asks equal in all of them one class.
+func TestClassKeyHolds(t *testing.T) {
+	base := Allocation{Key: "k", Res: vec(1, 2), Priority: 3, RequiredNode: "n", TaskGroup: "tg", Placeholder: true}
+	variants := []func(*Allocation){
+		func(x *Allocation) {},
+		func(x *Allocation) { x.Res[resource.MemoryIndex]++ },
+		func(x *Allocation) { x.Res[5] = 1 },
+		func(x *Allocation) { x.Priority++ },
+		func(x *Allocation) { x.RequiredNode = "m" },
+		func(x *Allocation) { x.TaskGroup = "" },
+		func(x *Allocation) { x.Placeholder = false },
+		func(x *Allocation) { x.Key, x.Seq, x.Created = "other", 9, t0 }, // not part of the key
+	}
+	k := keyOf(&base)
+	for i, change := range variants {
+		x := base
+		change(&x)
+		if got, want := k.holds(&x), keyOf(&x) == k; got != want {
+			t.Errorf("variant %d: holds %v, keys equal %v", i, got, want)
+		}
+	}
+	a := Create("app", "u", nil, nil, t0)
+	for i, change := range variants {
+		x := base
+		change(&x)
+		x.Key = fmt.Sprint("k", i)
+		if err := a.AddAsk(&x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(a.classes) != len(variants)-1 {
+		t.Errorf("%d classes for %d keys", len(a.classes), len(variants)-1)
+	}
+}
+
+// An ask created before every pending ask of its class heads the class,
+// and the class takes its place among the others by it, also when asks
+// that left the class (removed, moved by a resize) are still in its FIFO.
+func TestOlderAskHeadsItsClass(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	for _, x := range []*Allocation{
+		ask("b-5", 0, 5, vec(2, 2)),
+		ask("a-3", 0, 3, vec(1, 1)),
+		ask("a-4", 0, 4, vec(1, 1)),
+		ask("a-6", 0, 6, vec(1, 1)),
+	} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a-3 leaves by removal and a-4 by a resize into b's class: both
+	// stay in a's FIFO as stale entries before a-6
+	if _, ok := a.Remove("a-3", t0); !ok {
+		t.Fatal("a-3 not removed")
+	}
+	if _, err := a.UpdateAsk("a-4", vec(2, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Next(); got == nil || got.Key != "a-4" {
+		t.Fatalf("next %v, want a-4 (created at 4, now in b's class)", got)
+	}
+	for _, x := range []*Allocation{
+		ask("a-2", 0, 2, vec(1, 1)), // before every live ask of a: a heads the app
+		ask("a-7", 0, 7, vec(1, 1)),
+		ask("b-1", 0, 1, vec(2, 2)), // b heads again
+	} {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"a-2": "a-2", "a-7": "a-2", "b-1": "b-1"}[x.Key]; a.Next().Key != want {
+			t.Fatalf("after %s next %s, want %s", x.Key, a.Next().Key, want)
+		}
+	}
+	want := []string{"b-1", "a-2", "a-4", "b-5", "a-6", "a-7"}
+	if got := drain(a); !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}

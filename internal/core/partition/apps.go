@@ -40,7 +40,7 @@ func (p *Partition) AddApp(r AppRequest, now time.Time) error {
 	if _, dup := p.apps[r.ID]; !dup && r.ID != "" {
 		// the application object exists from here, rejected or not
 		// (reference §7: APP_NEW, then the queue's events, or APP_REJECT)
-		p.emitApp(event.Add, event.AppNew, r.ID, "", "", resource.Vector{}, now)
+		p.emitApp(event.Add, event.AppNew, r.ID, "", "", nil, now)
 	}
 	err := p.addApp(r, now)
 	if l := p.log.Partition; on(l) {
@@ -52,7 +52,7 @@ func (p *Partition) AddApp(r AppRequest, now time.Time) error {
 	}
 	if err != nil {
 		p.Out.RejectedApps = append(p.Out.RejectedApps, Rejected{Partition: p.Name, AppID: r.ID, Reason: err.Error()})
-		p.emitApp(event.Set, event.AppReject, r.ID, "", err.Error(), resource.Vector{}, now)
+		p.emitApp(event.Set, event.AppReject, r.ID, "", err.Error(), nil, now)
 		return err
 	}
 	p.Out.AcceptedApps = append(p.Out.AcceptedApps, r.ID)
@@ -248,7 +248,8 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
-	if err := p.boundDemand(x.Key, &resource.Vector{}, &x.Res); err != nil {
+	m := x.Res.Support() // for the bound and the queues
+	if err := p.boundDemandOn(x.Key, &resource.Vector{}, &x.Res, m); err != nil {
 		return err
 	}
 	if x.Created.IsZero() {
@@ -263,7 +264,7 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	if err != nil {
 		return err
 	}
-	p.leafOf(a).AddPending(a, &x.Res, x.Priority)
+	p.leafOf(a).AddPending(a, &x.Res, m, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
 		// pending before this one is listed already (or running)
@@ -274,7 +275,7 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	case app.New, app.Resuming, app.Completing:
 		p.appState(a, app.RunEvent, now, "")
 	}
-	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", x.Res, now) // after Accepted, as the reference
+	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", &x.Res, now) // after Accepted, as the reference
 	p.dirty = true
 	return nil
 }
@@ -383,7 +384,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 		p.appState(a, app.RunEvent, now, "")
 	}
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
-	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", &x.Res, now)
 	return nil
 }
 
@@ -461,7 +462,7 @@ func (p *Partition) reportDrop(a *app.App, d dropped, now time.Time) {
 	if d.x == nil || p.noEvents {
 		return
 	}
-	p.emitApp(event.Remove, d.detail, a.ID, d.x.Key, "", d.x.Res, now)
+	p.emitApp(event.Remove, d.detail, a.ID, d.x.Key, "", &d.x.Res, now)
 	if d.node {
 		p.emitNode(event.Remove, event.NodeAlloc, d.x.NodeID, d.x.Key, "", d.x.Res, now)
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -42,11 +43,20 @@ func (p *Partition) boundCapacity(what string, old, add resource.Vector) error {
 // boundDemand is bound for the demand of allocation key; the message is
 // only built when the bound is crossed (every ask passes here).
 func (p *Partition) boundDemand(key string, old, add *resource.Vector) error {
+	return p.boundDemandOn(key, old, add, add.Support())
+}
+
+// boundDemandOn is boundDemand for an add whose support is m.
+func (p *Partition) boundDemandOn(key string, old, add *resource.Vector, m resource.Mask) error {
 	// Above(demand, old, add) in place: every ask passes here, and
-	// building the demand and copying three vectors cost more than the test
+	// building the demand and copying three vectors cost more than the
+	// test. Only add's types can cross: elsewhere add is 0, the demand is
+	// at most MaxQuantity (this bound keeps it there) and old, a counted
+	// ask or allocation, is not negative.
 	r := p.tree.Root
 	over := false
-	for i := range add {
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
 		if add[i] > resource.MaxQuantity || r.Allocated[i]+r.Pending[i]-old[i]+add[i] > resource.MaxQuantity {
 			over = true
 			break

@@ -76,11 +76,17 @@ func (p *Partition) emit(r event.Record) {
 	}
 }
 
-func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg string, res resource.Vector, now time.Time) {
+// emitApp reports an application event; res is nil for none (a pointer:
+// the asks' and allocations' vectors are not copied for the call).
+func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg string, res *resource.Vector, now time.Time) {
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.App, Change: c, Detail: d, ObjectID: appID, ReferenceID: ref, Message: msg, Resource: res, Time: nanos(now)})
+	r := event.Record{Type: event.App, Change: c, Detail: d, ObjectID: appID, ReferenceID: ref, Message: msg, Time: nanos(now)}
+	if res != nil {
+		r.Resource = *res
+	}
+	p.emit(r)
 }
 
 func (p *Partition) emitQueue(c event.Change, d event.Detail, path, msg string, res resource.Vector, now time.Time) {
@@ -112,7 +118,7 @@ func (p *Partition) rootMaxChanged(delta resource.Vector, now time.Time) {
 // event and the application's removal.
 func (p *Partition) appLeft(a *app.App, leaf *queue.Queue, now time.Time) {
 	p.emitQueueApp(event.Remove, leaf.Path, a.ID, now)
-	p.emitApp(event.Remove, event.DetailsNone, a.ID, "", "", resource.Vector{}, now)
+	p.emitApp(event.Remove, event.DetailsNone, a.ID, "", "", nil, now)
 }
 
 // emitRequest sends a request event: the RM shows its message on the
@@ -195,7 +201,7 @@ func (p *Partition) cannotRun(a *app.App, flag *bool, blocked bool, d event.Deta
 		return
 	}
 	*flag = blocked
-	p.emitApp(event.None, d, a.ID, "", "", resource.Vector{}, now)
+	p.emitApp(event.None, d, a.ID, "", "", nil, now)
 }
 
 // tellQueue sends a request event to every ask of x's class that does not

@@ -157,7 +157,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	}
 	leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
-	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", ph.Res, now)
+	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", &ph.Res, now)
 	if n != nil {
 		p.emitNode(event.Remove, event.NodeAlloc, n.ID, ph.Key, "", ph.Res, now)
 		p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
@@ -165,7 +165,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.appState(a, app.RunEvent, now, "")
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
-	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", &x.Res, now)
 	p.dirty = true
 	return true
 }

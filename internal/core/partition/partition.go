@@ -270,7 +270,7 @@ func (p *Partition) appState(a *app.App, e app.Event, now time.Time, msg string)
 			slog.String("to", a.State.String()), slog.String("event", e.String()), slog.String("message", msg))
 	}
 	a.Message = msg
-	p.emitApp(event.Set, stateDetails[a.State], a.ID, "", msg, resource.Vector{}, now)
+	p.emitApp(event.Set, stateDetails[a.State], a.ID, "", msg, nil, now)
 	if a.State == app.Rejected {
 		return // rejections are reported as rejected applications
 	}

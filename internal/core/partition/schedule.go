@@ -407,7 +407,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	p.usageTime = now
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
 	p.usageTime = time.Time{}
-	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", x.Res, now)
+	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", &x.Res, now)
 }
 
 // Tick fires the partition's timers due at now: Completing applications

@@ -31,10 +31,10 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	leaf.refresh(mAlloc != 0)
 }
 
-// AddPending is Apply for an ask of a taken in: res joins the pending
-// resources on the path and one ask of priority p the pending set.
-func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, p int32) {
-	m := res.Support()
+// AddPending is Apply for an ask of a taken in: res, of support m, joins
+// the pending resources on the path and one ask of priority p the pending
+// set.
+func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, m resource.Mask, p int32) {
 	w := weightOn(res, m)
 	for x := leaf; x != nil; x = x.Parent {
 		x.Pending.IncOn(res, m)
@@ -69,13 +69,21 @@ func (q *Queue) count(p int32, n int) { q.prios.Add(p, n) }
 // placeApp re-keys a in the leaf's ordering and fixes its membership:
 // applications with pending asks that are not skipped in this pass.
 func (leaf *Queue) placeApp(a *app.App) {
+	share := a.SortShare
 	if leaf.runnable.fair {
-		a.SortShare = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
+		share = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
 	}
+	// the ordering compares priority, share, submission time and ID: an
+	// app placed by the same values already would not move (most asks
+	// taken in or placed change none of them)
+	same := share == a.SortShare && a.Priority() == a.OrderedPrio && a.SubmitTime == a.OrderedSubmit
+	a.SortShare, a.OrderedPrio, a.OrderedSubmit = share, a.Priority(), a.SubmitTime
 	want := a.PendingCount() > 0 && !a.Deferred
 	switch {
 	case want && a.QueueIndex >= 0:
-		leaf.runnable.fix(a.QueueIndex)
+		if !same {
+			leaf.runnable.fix(a.QueueIndex)
+		}
 	case want:
 		leaf.runnable.push(a)
 	case a.QueueIndex >= 0:

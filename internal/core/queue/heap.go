@@ -132,7 +132,9 @@ func (h *appHeap) less(a, b *app.App) bool {
 	if !h.byPriority && pa != pb {
 		return pa > pb
 	}
-	if !a.SubmitTime.Equal(b.SubmitTime) {
+	// applications submitted in one request have identical times: == spares
+	// Equal's call
+	if a.SubmitTime != b.SubmitTime && !a.SubmitTime.Equal(b.SubmitTime) {
 		return a.SubmitTime.Before(b.SubmitTime)
 	}
 	return a.ID < b.ID

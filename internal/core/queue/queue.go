@@ -70,6 +70,8 @@ type Queue struct {
 	children map[string]*Queue
 	names    []string // sorted child names
 	apps     map[string]*app.App
+	// gone is set once the queue is removed from its tree (Tree.Leaf)
+	gone bool
 
 	// ordering state
 	index int // position in the parent's child heap, -1 when not in it

@@ -38,8 +38,20 @@ func (t *Tree) Queue(path string) (*Queue, bool) {
 
 // Leaf returns the leaf queue of application a, nil when there is none:
 // a.QueuePath is the path of the queue it was placed in, lower case
-// already, so no case folding is needed (leafOf runs for every ask).
-func (t *Tree) Leaf(a *app.App) *Queue { return t.byPath[a.QueuePath] }
+// already, so no case folding is needed. It runs for every ask taken in
+// and placed, so the queue found is kept in a.Leaf: while that queue is
+// in the tree (a removed queue is marked gone) and its path is still
+// a.QueuePath, it is the one byPath holds under that path.
+func (t *Tree) Leaf(a *app.App) *Queue {
+	if q, ok := a.Leaf.(*Queue); ok && !q.gone && q.Path == a.QueuePath {
+		return q
+	}
+	q := t.byPath[a.QueuePath]
+	if q != nil {
+		a.Leaf = q
+	}
+	return q
+}
 
 // Each calls fn for every queue, parents before children, children in name
 // order.
@@ -263,6 +275,7 @@ func (t *Tree) Remove(q *Queue) bool {
 	}
 	p.rankChildren()
 	delete(t.byPath, q.Path)
+	q.gone = true
 	t.note(Removed, q)
 	return true
 }

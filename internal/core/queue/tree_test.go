@@ -2,8 +2,10 @@ package queue
 
 import (
 	"testing"
+	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -114,4 +116,83 @@ partitions:
 	if q, _ := tr.Queue("root.leaf"); q.State != Active {
 		t.Fatal("failed reconfigure drained a queue")
 	}
+}
+
+// Leaf finds an application's leaf queue by its path, and the queue it
+// keeps in the application is not used once that queue left the tree:
+// a queue created again at the same path is the leaf.
+func TestLeafAfterTheQueueIsRecreated(t *testing.T) {
+	tr := build(t, treeYAML)
+	q, err := tr.CreateDynamic("root.tenants.team1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := app.Create("app1", "u", nil, nil, time.Time{})
+	q.AddApp(a)
+	if got := tr.Leaf(a); got != q {
+		t.Fatalf("leaf %p, want %p", got, q)
+	}
+	if got := tr.Leaf(a); got != q {
+		t.Fatalf("leaf found again %p, want %p", got, q)
+	}
+	q.RemoveApp(a)
+	if !tr.Remove(q) {
+		t.Fatal("empty dynamic queue not removed")
+	}
+	if got := tr.Leaf(a); got != nil {
+		t.Fatalf("leaf of a removed queue: %p", got)
+	}
+	q2, err := tr.CreateDynamic("root.tenants.team1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q2 == q {
+		t.Fatal("the removed queue came back")
+	}
+	if got := tr.Leaf(a); got != q2 {
+		t.Fatalf("leaf %p, want the new queue %p (removed %p)", got, q2, q)
+	}
+	leaf, _ := tr.Queue("root.leaf")
+	a.QueuePath = leaf.Path // a path changed behind the tree's back
+	if got := tr.Leaf(a); got != leaf {
+		t.Fatalf("leaf %p, want %p", got, leaf)
+	}
+}
+
+// The leaf's ordering follows every key it compares as asks are taken in:
+// an older ask lowering an application's submission time, a higher
+// priority; asks that change neither leave the order alone.
+func TestOrderingFollowsAsksTakenIn(t *testing.T) {
+	tr := build(t, treeYAML)
+	leaf, _ := tr.Queue("root.leaf")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a1, a2 := app.Create("a1", "u", nil, nil, t0), app.Create("a2", "u", nil, nil, t0)
+	leaf.AddApp(a1)
+	leaf.AddApp(a2)
+	var res resource.Vector
+	res[resource.VCoreIndex] = 1
+	add := func(a *app.App, key string, prio int32, created time.Time, top string) {
+		t.Helper()
+		x := &app.Allocation{Key: key, Res: res, Priority: prio, Created: created}
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+		leaf.AddPending(a, &x.Res, x.Res.Support(), x.Priority)
+		if got := leaf.TopApp(); got == nil || got.ID != top {
+			name := "none"
+			if got != nil {
+				name = got.ID
+			}
+			t.Fatalf("after %s the first application is %s, want %s", key, name, top)
+		}
+		if err := tr.Verify(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(a1, "k1", 0, t0, "a1")
+	add(a2, "k2", 0, t0, "a1")                   // same time: by ID
+	add(a2, "k3", 0, t0.Add(-time.Hour), "a2")   // a2 submitted earlier now
+	add(a2, "k4", 0, t0, "a2")                   // nothing changes
+	add(a1, "k5", 5, t0, "a1")                   // a higher priority first
+	add(a2, "k6", 5, t0.Add(-time.Minute), "a2") // same priority: a2 is older
 }

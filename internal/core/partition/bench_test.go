@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -240,6 +241,47 @@ func BenchmarkScheduleLogging(b *testing.B) {
 			b.ResetTimer()
 			if got := p.Schedule(t0); got != b.N {
 				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+		})
+	}
+}
+
+// BenchmarkChurn is the shape of paddock bench's requests: asks come in
+// rounds of 1,000, one per application in turn, and a pass places each
+// round before the next arrives. At 1,000 applications every ask takes
+// an idle application in (pending 0 -> 1) and its placement takes it out
+// again, which BenchmarkSchedule (all asks before one pass) does not
+// show. ns/op is the cost of one ask, intake included.
+func BenchmarkChurn(b *testing.B) {
+	for _, apps := range []int{2, 100, 1000} {
+		b.Run(fmt.Sprintf("nodes=5000/apps=%d/queues=10", apps), func(b *testing.B) {
+			const round = 1000
+			p := mustPartition(b, benchConfig(10))
+			for i := range 5000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			ids := make([]string, apps)
+			for i := range apps {
+				ids[i] = fmt.Sprintf("app-%05d", i)
+				p.AddApp(AppRequest{ID: ids[i], Queue: fmt.Sprintf("root.q%d", i%10), User: fmt.Sprint("user", i%50)}, t0)
+			}
+			p.Out.Take()
+			asks := make([]app.Allocation, round)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += round {
+				n := min(round, b.N-i)
+				for j := range n {
+					asks[j] = app.Allocation{Key: "ask-" + strconv.Itoa(i+j), AppID: ids[(i+j)%apps], Res: vec(1000, 1<<30)}
+					if err := p.AddAsk(&asks[j], t0); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if got := p.Schedule(t0); got != n {
+					b.Fatalf("round %d: allocated %d of %d", i/round, got, n)
+				}
+				p.Out.Take()
+				asks = make([]app.Allocation, round)
 			}
 		})
 	}

@@ -163,15 +163,35 @@ func (h *appHeap) remove(a *app.App) {
 		return
 	}
 	last := len(h.a) - 1
-	if i != last {
-		h.swap(i, last)
-	}
+	x := h.a[last]
 	h.a[last] = nil
 	h.a = h.a[:last]
 	a.QueueIndex = -1
-	if i != last {
-		h.fix(i)
+	if i == last {
+		return
 	}
+	if i > 0 && h.less(x, h.a[(i-1)/2]) {
+		h.a[i], x.QueueIndex = x, i
+		h.up(i)
+		return
+	}
+	// the last application usually belongs near the bottom: move the hole
+	// down along the smaller children (one comparison a level, where
+	// sifting x down takes two), then let x climb from there
+	for {
+		l := 2*i + 1
+		if l >= len(h.a) {
+			break
+		}
+		m := l
+		if r := l + 1; r < len(h.a) && h.less(h.a[r], h.a[l]) {
+			m = r
+		}
+		h.a[i], h.a[m].QueueIndex = h.a[m], i
+		i = m
+	}
+	h.a[i], x.QueueIndex = x, i
+	h.up(i)
 }
 
 func (h *appHeap) fix(i int) {

@@ -24,9 +24,18 @@ type entry struct {
 func (c *Counts) Add(p int32, n int) {
 	s := *c
 	// the usual case first: one priority, or the highest one
-	if k := len(s) - 1; k >= 0 && s[k].p == p {
+	k := len(s) - 1
+	if k >= 0 && s[k].p == p {
 		if s[k].n += n; s[k].n <= 0 {
 			*c = s[:k]
+		}
+		return
+	}
+	if k < 0 {
+		// empty, as an application's count is between its asks when
+		// each is placed before the next comes: no search
+		if n > 0 {
+			*c = append(s, entry{p: p, n: n})
 		}
 		return
 	}

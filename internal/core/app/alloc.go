@@ -120,11 +120,14 @@ type entry struct {
 }
 
 // reset empties a class that has no live ask left, keeping the room of
-// its FIFO and log for reuse.
+// its FIFO and log for reuse. Field by field: the key stays, and copying
+// the whole struct cost more than the class's short use when an
+// application's asks are placed one by one as they come.
 func (c *class) reset() {
-	clear(c.asks)
+	clear(c.asks[c.head:]) // the entries before head were cleared as it passed them
 	clear(c.log)
-	*c = class{key: c.key, asks: c.asks[:0], log: c.log[:0], index: -1}
+	c.asks, c.head, c.live, c.index = c.asks[:0], 0, 0, -1
+	c.why, c.log, c.tick, c.told = Reason{}, c.log[:0], 0, [toldKinds]int32{}
 }
 
 func (c *class) current(e entry) bool { return e.a.class == c && e.a.gen == e.gen }

@@ -446,3 +446,45 @@ func TestOlderAskHeadsItsClass(t *testing.T) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 }
+
+// TestEmptiedClassIsFresh uses a class to the full (asks out of order,
+// reasons, told marks, a deferral), empties it, and checks that the class
+// kept for reuse is a new class of its key with its storage kept, and that
+// an ask taken in next starts from it as from a new one.
+func TestEmptiedClassIsFresh(t *testing.T) {
+	a := Create("app", "u", nil, nil, t0)
+	xs := []*Allocation{ask("b", 1, 2, vec(1, 1)), ask("a", 1, 1, vec(1, 1)), ask("c", 1, 3, vec(1, 1))}
+	for _, x := range xs {
+		if err := a.AddAsk(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := xs[0].class
+	a.Visit(t0)
+	a.SetWhy(xs[0], Reason{Kind: NoNodeFits})
+	a.Tell(xs[0], ToldQuota, func(*Allocation) {})
+	a.Defer(xs[0])
+	a.EndPass()
+	if got := drain(a); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("drained %v", got)
+	}
+	if a.spare != c {
+		t.Fatalf("the emptied class is not kept")
+	}
+	want := class{key: c.key, asks: c.asks[:0], log: c.log[:0], index: -1}
+	if fmt.Sprintf("%+v", *c) != fmt.Sprintf("%+v", want) || cap(c.asks) == 0 {
+		t.Fatalf("emptied class %+v, want %+v with room kept", *c, want)
+	}
+	for _, e := range c.asks[:cap(c.asks)] {
+		if e != (entry{}) {
+			t.Fatalf("an emptied class still holds ask %s", e.a.Key)
+		}
+	}
+	y := ask("d", 1, 4, vec(1, 1))
+	if err := a.AddAsk(y); err != nil {
+		t.Fatal(err)
+	}
+	if y.class != c || a.Next() != y || a.Why(y) != (Reason{}) || c.told != [toldKinds]int32{} {
+		t.Fatalf("the reused class does not start afresh: %+v", *c)
+	}
+}

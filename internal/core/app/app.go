@@ -32,6 +32,10 @@ type App struct {
 	// Leaf is the queue package's cache of the leaf queue at QueuePath
 	// (queue.Tree.Leaf); nothing else reads or sets it.
 	Leaf any
+	// Usage is the partition's copy of the usage manager's running entry
+	// for the app (*usage.Entry, from usage.Manager.Pending), so that an
+	// ask taken in need not look the app up by ID.
+	Usage any
 	// OrderedPrio and OrderedSubmit are the priority and submission time
 	// the leaf's ordering last placed the app by; the queue package owns
 	// them.

@@ -13,6 +13,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/place"
 	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -267,8 +268,11 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	p.leafOf(a).AddPending(a, &x.Res, m, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
-		// pending before this one is listed already (or running)
-		p.users.Pending(a.User, a.Group, a.ID)
+		// pending before this one is listed already, and one whose kept
+		// entry runs needs nothing
+		if e, _ := a.Usage.(*usage.Entry); !p.users.Runs(e) {
+			a.Usage = p.users.Pending(a.User, a.Group, a.ID)
+		}
 	}
 	delete(p.completing, a.ID)
 	switch a.State {

@@ -95,3 +95,55 @@ func userNames(p *Partition) []string {
 	}
 	return out
 }
+
+// TestUserViewAfterAppStopsRunning: an application that ran, was released
+// to nothing (it stops being tracked) and then takes a new ask is listed
+// as waiting again, though the partition kept its running entry from an
+// earlier ask; while it runs, each ask taken in leaves the view alone.
+func TestUserViewAfterAppStopsRunning(t *testing.T) {
+	p := mustPartition(t, benchConfig(1))
+	if err := p.AddNode("n1", vec(1000, 1024), resource.Vector{}, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.AddApp(AppRequest{ID: "app", Queue: "root.q0", User: "alice"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	view := func(step string, want map[string]string, running []string) {
+		t.Helper()
+		if err := p.Verify(); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		u, ok := p.Users().User("alice")
+		if !ok {
+			t.Fatalf("%s: alice has no usage view", step)
+		}
+		if diff := cmp.Diff(want, u.Groups); diff != "" {
+			t.Errorf("%s: groups (-want +got):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(running, u.Queues.RunningApplications); diff != "" {
+			t.Errorf("%s: running (-want +got):\n%s", step, diff)
+		}
+	}
+	for i, key := range []string{"k1", "k2"} {
+		if err := p.AddAsk(&app.Allocation{Key: key, AppID: "app", Res: vec(100, 10)}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			view("first ask", map[string]string{"app": ""}, []string{})
+		} else {
+			view("ask while running", map[string]string{"app": ""}, []string{"app"})
+		}
+		if got := p.Schedule(t0); got != 1 {
+			t.Fatalf("%s: allocated %d", key, got)
+		}
+	}
+	p.Release("app", "k1", t0)
+	p.Release("app", "k2", t0) // nothing left: the app stops running
+	if _, ok := p.Users().User("alice"); ok {
+		t.Fatal("alice still has a usage view with nothing running or waiting")
+	}
+	if err := p.AddAsk(&app.Allocation{Key: "k3", AppID: "app", Res: vec(100, 10)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	view("ask after stopping", map[string]string{"app": ""}, []string{})
+}

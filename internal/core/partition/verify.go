@@ -6,6 +6,7 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -141,6 +142,12 @@ func (p *Partition) Verify() error {
 	}
 	if err := p.users.Verify(); err != nil {
 		bad("user/group tracking: %v", err)
+	}
+	for _, a := range p.apps {
+		e, _ := a.Usage.(*usage.Entry)
+		if err := p.users.CheckEntry(a.ID, e); err != nil {
+			bad("user/group tracking: %v", err)
+		}
 	}
 	// every user's tracked usage equals what its running apps hold
 	perUser := map[string]resource.Vector{}

@@ -1,6 +1,9 @@
 package usage
 
-import "maps"
+import (
+	"fmt"
+	"maps"
+)
 
 // The waiting applications: those with asks but no allocation yet. Such
 // an application is not running, holds no usage and counts against no
@@ -12,12 +15,16 @@ import "maps"
 // group ("" for none), has asks waiting and nothing allocated. A running
 // application is not affected; calling it again updates the group. It
 // ends when the application first allocates or is removed (RemoveApp).
-func (m *Manager) Pending(user, group, appID string) {
-	if m == nil || user == "" || appID == "" || m.running(appID) != nil {
-		return
+// It returns the application's running entry, nil when it does not run.
+func (m *Manager) Pending(user, group, appID string) *Entry {
+	if m == nil || user == "" || appID == "" {
+		return nil
+	}
+	if a := m.running(appID); a != nil {
+		return a
 	}
 	if u, ok := m.waiting[appID]; ok && u == user && m.waitingBy[user][appID] == group {
-		return // the common case: another ask of a waiting application
+		return nil // the common case: another ask of a waiting application
 	}
 	m.unwait(appID)
 	if m.waiting == nil {
@@ -31,6 +38,27 @@ func (m *Manager) Pending(user, group, appID string) {
 		m.waitingBy[user] = apps
 	}
 	apps[appID] = group
+	return nil
+}
+
+// Entry is a running application's entry, opaque outside the package.
+// Pending returns it: a caller that keeps it asks Runs instead of
+// calling Pending again, which looks the application up by ID (an
+// application whose asks are each placed before the next comes would be
+// looked up once per ask).
+type Entry = app
+
+// Runs reports whether e, kept from Pending (nil allowed), is still its
+// application's running entry: Pending would change nothing.
+func (m *Manager) Runs(e *Entry) bool { return e != nil && !e.stopped }
+
+// CheckEntry reports an error when e Runs but is not the running entry of
+// appID, for a caller's Verify.
+func (m *Manager) CheckEntry(appID string, e *Entry) error {
+	if m.Runs(e) && (m == nil || m.apps[appID] != e) {
+		return fmt.Errorf("application %s: the entry kept runs but is not the application's", appID)
+	}
+	return nil
 }
 
 // unwait forgets a waiting application; it reports whether it was one.

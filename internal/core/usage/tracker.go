@@ -52,6 +52,9 @@ type app struct {
 	userPath, groupPath []*node
 	// bounds are the limits on the app's path, for Allows (see bind).
 	bounds []bound
+	// stopped is set when the app stops running: an Entry kept from
+	// Pending then no longer Runs (a later start makes a new entry).
+	stopped bool
 }
 
 // Allocate adds res to the usage of the user and, when group is not empty,
@@ -240,6 +243,7 @@ func (m *Manager) stop(a *app) {
 		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
 	}
 	delete(m.apps, a.id)
+	a.stopped = true
 	if m.last == a {
 		m.last = nil
 	}

@@ -137,11 +137,17 @@ const (
 	msgNodeRemoved = "Node removed from the scheduler"
 )
 
-func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg string, res resource.Vector, now time.Time) {
+// emitNode reports a node event; res is nil for none (a pointer, as
+// emitApp's).
+func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg string, res *resource.Vector, now time.Time) {
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Resource: res, Time: nanos(now)})
+	r := event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Time: nanos(now)}
+	if res != nil {
+		r.Resource = *res
+	}
+	p.emit(r)
 }
 
 func nanos(t time.Time) int64 {

@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -299,7 +300,11 @@ type need struct {
 // needs fills nd, which is empty, with what ask needs, and returns false
 // when it needs a type no node has.
 func (x *Index) needs(ask *resource.Vector, nd *need) bool {
-	for t, a := range ask {
+	// the ask's types in order: most asks have two, which the mask finds
+	// without a test per type
+	for m := ask.Support(); m != 0; m &= m - 1 {
+		t := bits.TrailingZeros32(uint32(m))
+		a := ask[t]
 		if a <= 0 {
 			continue
 		}
@@ -313,20 +318,30 @@ func (x *Index) needs(ask *resource.Vector, nd *need) bool {
 }
 
 // first finds the leftmost entry under slots from.. of p whose columns
-// meet nd: the page and slot of the entry, or nil.
+// meet nd: the page and slot of the entry, or nil. It goes down into the
+// first slot that meets nd and, from a page none of whose slots does (the
+// maxima of a slot may come from different nodes), back up to the slot
+// after it, in a loop rather than by recursion: a lookup usually goes
+// straight down.
 func (x *Index) first(p *page, from int, nd *need) (*page, int) {
-	for i := from; i < p.hi; i++ {
-		if !p.meets(i, nd) {
-			continue
+	top, i := p, from
+	for {
+		for i < p.hi && !p.meets(i, nd) {
+			i++
 		}
-		if p.leaf {
+		switch {
+		case i < p.hi && p.leaf:
 			return p, i
-		}
-		if q, j := x.first(p.kid[i], p.kid[i].lo, nd); q != nil {
-			return q, j
+		case i < p.hi:
+			p = p.kid[i]
+			i = p.lo
+		case p == top:
+			return nil, 0
+		default:
+			i = p.at + 1
+			p = p.up
 		}
 	}
-	return nil, 0
 }
 
 // meets reports whether slot i's column of p has what nd needs.

@@ -21,7 +21,9 @@ func (p *Partition) SetEventSink(sink func(event.Record)) {
 	p.sink = sink
 	p.noEvents = sink == nil
 	if sink != nil {
-		p.users.OnEvent(p.usageEvent)
+		// a closure, not the method value: its wrapper would copy the
+		// event (168 bytes) once more
+		p.users.OnEvent(func(e usage.Event) { p.usageEvent(&e) })
 		if !p.announced {
 			p.announced = true
 			p.tree.Each(func(q *queue.Queue) { p.queueEvent(queue.Added, q) })
@@ -174,7 +176,7 @@ var releaseDetail = map[Termination]event.Detail{
 }
 
 // usageEvent turns a user/group tracking event into a USERGROUP record.
-func (p *Partition) usageEvent(e usage.Event) {
+func (p *Partition) usageEvent(e *usage.Event) {
 	var d event.Detail
 	switch e.Type {
 	case usage.UserResource:

@@ -255,9 +255,9 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
-func (x *Index) First(ask resource.Vector) *Node {
+func (x *Index) First(ask *resource.Vector) *Node {
 	var nd need
-	if !x.needs(&ask, &nd) {
+	if !x.needs(ask, &nd) {
 		return nil
 	}
 	p, i := x.first(x.root, x.root.lo, &nd)
@@ -270,12 +270,12 @@ func (x *Index) First(ask resource.Vector) *Node {
 // Next returns the first eligible node after prev in policy order on which
 // ask fits, or nil. It lets a caller that rejects a candidate (for example
 // after an RM predicate check) continue the search.
-func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
+func (x *Index) Next(ask *resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
 	var nd need
-	if !x.needs(&ask, &nd) {
+	if !x.needs(ask, &nd) {
 		return nil
 	}
 	p := prev.pg

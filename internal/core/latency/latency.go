@@ -118,7 +118,10 @@ func (r *Recorder) Start(p Phase) time.Duration {
 	return r.start(p)
 }
 
-//go:noinline (inlined, it would keep Start from being inlined)
+// start counts an occurrence of phase p and times one in SampleEvery[p].
+// It stays a call: inlined, it would make Start too large to inline.
+//
+//go:noinline
 func (r *Recorder) start(p Phase) time.Duration {
 	r.seen[p]++
 	if r.seen[p]%SampleEvery[p] != 0 {
@@ -135,6 +138,7 @@ func (r *Recorder) Stop(p Phase, start time.Duration) {
 	}
 }
 
+// stop records a timed occurrence of phase p.
 func (r *Recorder) stop(p Phase, start time.Duration) {
 	r.H[p].AddN(r.Stopwatch()-start, SampleEvery[p])
 }

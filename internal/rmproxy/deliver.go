@@ -70,8 +70,9 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 			if len(b.Allocations) > 0 {
 				// one block for the batch's messages, not one object each
 				blk := make([]si.Allocation, len(b.Allocations))
+				reg := rm.Registry()
 				for i, x := range b.Allocations {
-					toSI(&blk[i], rm.Registry(), x, b)
+					toSI(&blk[i], reg, x, b.Partition)
 					allocs.New = append(allocs.New, &blk[i])
 					// the RM's message has served: an allocation that
 					// lives for hours does not keep it (and its maps) alive
@@ -113,14 +114,15 @@ func (s *Service) deliver(now time.Time, pushEvents bool) {
 	}
 }
 
-// toSI fills out with the SI message of allocation x.
-func toSI(out *si.Allocation, reg *resource.Registry, x *app.Allocation, b partition.Outbox) {
+// toSI fills out with the SI message of allocation x, made in partition
+// part.
+func toSI(out *si.Allocation, reg *resource.Registry, x *app.Allocation, part string) {
 	out.AllocationKey = x.Key
 	out.AllocationTags = x.Tags
 	out.Priority = x.Priority
 	out.NodeID = x.NodeID
 	out.ApplicationID = x.AppID
-	out.PartitionName = b.Partition
+	out.PartitionName = part
 	out.TaskGroupName = x.TaskGroup
 	out.Placeholder = x.Placeholder
 	out.Originator = x.Originator

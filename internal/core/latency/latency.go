@@ -109,10 +109,20 @@ func NewRecorder() *Recorder {
 
 // Start begins an occurrence of phase p. It returns the start time when
 // this occurrence is timed (one in SampleEvery[p]), -1 when it is not.
+// A recorder that records nothing costs its callers a test, not a call:
+// Start and Stop are small enough to be inlined, their work is not.
 func (r *Recorder) Start(p Phase) time.Duration {
 	if r == nil || r.Stopwatch == nil {
 		return -1
 	}
+	return r.start(p)
+}
+
+// start counts an occurrence of phase p and times one in SampleEvery[p].
+// It stays a call: inlined, it would make Start too large to inline.
+//
+//go:noinline
+func (r *Recorder) start(p Phase) time.Duration {
 	r.seen[p]++
 	if r.seen[p]%SampleEvery[p] != 0 {
 		return -1
@@ -123,9 +133,13 @@ func (r *Recorder) Start(p Phase) time.Duration {
 // Stop ends the occurrence of phase p that Start began: a timed one is
 // counted SampleEvery[p] times, for itself and the untimed ones before it.
 func (r *Recorder) Stop(p Phase, start time.Duration) {
-	if start < 0 {
-		return
+	if start >= 0 {
+		r.stop(p, start)
 	}
+}
+
+// stop records a timed occurrence of phase p.
+func (r *Recorder) stop(p Phase, start time.Duration) {
 	r.H[p].AddN(r.Stopwatch()-start, SampleEvery[p])
 }
 

@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -254,9 +255,9 @@ func (x *Index) Reconfigure(p Policy, w resource.Weights) {
 
 // First returns the first node in policy order that is eligible and whose
 // available resources fit ask, or nil.
-func (x *Index) First(ask resource.Vector) *Node {
+func (x *Index) First(ask *resource.Vector) *Node {
 	var nd need
-	if !x.needs(&ask, &nd) {
+	if !x.needs(ask, &nd) {
 		return nil
 	}
 	p, i := x.first(x.root, x.root.lo, &nd)
@@ -269,12 +270,12 @@ func (x *Index) First(ask resource.Vector) *Node {
 // Next returns the first eligible node after prev in policy order on which
 // ask fits, or nil. It lets a caller that rejects a candidate (for example
 // after an RM predicate check) continue the search.
-func (x *Index) Next(ask resource.Vector, prev *Node) *Node {
+func (x *Index) Next(ask *resource.Vector, prev *Node) *Node {
 	if prev == nil || prev.pg == nil {
 		return x.First(ask)
 	}
 	var nd need
-	if !x.needs(&ask, &nd) {
+	if !x.needs(ask, &nd) {
 		return nil
 	}
 	p := prev.pg
@@ -299,7 +300,11 @@ type need struct {
 // needs fills nd, which is empty, with what ask needs, and returns false
 // when it needs a type no node has.
 func (x *Index) needs(ask *resource.Vector, nd *need) bool {
-	for t, a := range ask {
+	// the ask's types in order: most asks have two, which the mask finds
+	// without a test per type
+	for m := ask.Support(); m != 0; m &= m - 1 {
+		t := bits.TrailingZeros32(uint32(m))
+		a := ask[t]
 		if a <= 0 {
 			continue
 		}
@@ -313,20 +318,30 @@ func (x *Index) needs(ask *resource.Vector, nd *need) bool {
 }
 
 // first finds the leftmost entry under slots from.. of p whose columns
-// meet nd: the page and slot of the entry, or nil.
+// meet nd: the page and slot of the entry, or nil. It goes down into the
+// first slot that meets nd and, from a page none of whose slots does (the
+// maxima of a slot may come from different nodes), back up to the slot
+// after it, in a loop rather than by recursion: a lookup usually goes
+// straight down.
 func (x *Index) first(p *page, from int, nd *need) (*page, int) {
-	for i := from; i < p.hi; i++ {
-		if !p.meets(i, nd) {
-			continue
+	top, i := p, from
+	for {
+		for i < p.hi && !p.meets(i, nd) {
+			i++
 		}
-		if p.leaf {
+		switch {
+		case i < p.hi && p.leaf:
 			return p, i
-		}
-		if q, j := x.first(p.kid[i], p.kid[i].lo, nd); q != nil {
-			return q, j
+		case i < p.hi:
+			p = p.kid[i]
+			i = p.lo
+		case p == top:
+			return nil, 0
+		default:
+			i = p.at + 1
+			p = p.up
 		}
 	}
-	return nil, 0
 }
 
 // meets reports whether slot i's column of p has what nd needs.

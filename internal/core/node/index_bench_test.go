@@ -46,7 +46,7 @@ func benchUpdate(b *testing.B, nodes int, p Policy, mixed bool) {
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		ask := asks[i%len(asks)]
-		n := x.First(ask)
+		n := x.First(&ask)
 		if n == nil { // cluster full (not with these nodes): empty it
 			b.StopTimer()
 			c := cpuTime()

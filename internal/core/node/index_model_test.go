@@ -226,12 +226,12 @@ func TestIndexAgainstModel(t *testing.T) {
 				if rng.IntN(10) == 0 {
 					ask = resource.Vector{}
 				}
-				if got, want := x.First(ask), m.first(ask, nil); got != want {
+				if got, want := x.First(&ask), m.first(ask, nil); got != want {
 					dump()
 					t.Fatalf("seed %d step %d: First(%v) = %s, want %s", seed, step, ask, id(got), id(want))
 				}
 				prev := all[rng.IntN(len(all))]
-				if got, want := x.Next(ask, prev), m.first(ask, prev); got != want {
+				if got, want := x.Next(&ask, prev), m.first(ask, prev); got != want {
 					dump()
 					t.Fatalf("seed %d step %d: Next(%v, %s) = %s, want %s", seed, step, ask, prev.ID, id(got), id(want))
 				}
@@ -347,7 +347,7 @@ func TestIndexGrowAndShrink(t *testing.T) {
 		})
 		for range 20 {
 			ask := modelVec(rng, 2, 1000)
-			if got, want := x.First(ask), m.first(ask, nil); got != want {
+			if got, want := x.First(&ask), m.first(ask, nil); got != want {
 				t.Fatalf("%s: First(%v) = %s, want %s", stage, ask, id(got), id(want))
 			}
 		}
@@ -400,7 +400,7 @@ func TestIndexAllocationCycle(t *testing.T) {
 			if rng.IntN(50) == 0 {
 				ask = modelVec(rng, 2, 1000)
 			}
-			n := x.First(ask)
+			n := x.First(&ask)
 			if n == nil {
 				for _, m := range live {
 					m.Allocated = resource.Vector{}
@@ -431,7 +431,7 @@ func TestIndexAllocationCycle(t *testing.T) {
 			}
 			for range 10 {
 				ask := modelVec(rng, 2, 2000)
-				if got, want := x.First(ask), m.first(ask, nil); got != want {
+				if got, want := x.First(&ask), m.first(ask, nil); got != want {
 					t.Fatalf("policy %d step %d: First(%v) = %s, want %s", p, step, ask, id(got), id(want))
 				}
 			}

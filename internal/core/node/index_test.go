@@ -81,7 +81,7 @@ func TestIndexOrderFairAndBinPacking(t *testing.T) {
 		}
 		// 2.5 cores fit on a (4 free) and c (3 free), not on b (2 free)
 		wantFirst := map[Policy]string{Fair: "a", BinPacking: "c"}[p]
-		if f := x.First(vec(2500, 1)); id(f) != wantFirst {
+		if f := firstOf(x, vec(2500, 1)); id(f) != wantFirst {
 			t.Errorf("policy %d: First(2500m) = %s, want %s", p, id(f), wantFirst)
 		}
 	}
@@ -95,17 +95,17 @@ func TestIndexSkipsIneligible(t *testing.T) {
 	x.Add(b)
 	a.Schedulable = false
 	x.Update(a)
-	if f := x.First(vec(1, 1)); id(f) != "b" {
+	if f := firstOf(x, vec(1, 1)); id(f) != "b" {
 		t.Fatalf("First = %s, want b (a is draining)", id(f))
 	}
 	b.ReservedFor = "ask-1"
 	x.Update(b)
-	if f := x.First(vec(1, 1)); f != nil {
+	if f := firstOf(x, vec(1, 1)); f != nil {
 		t.Fatalf("First = %s, want none (a draining, b reserved)", id(f))
 	}
 	a.Schedulable = true
 	x.Update(a)
-	if f := x.First(vec(1, 1)); id(f) != "a" {
+	if f := firstOf(x, vec(1, 1)); id(f) != "a" {
 		t.Fatalf("First = %s, want a", id(f))
 	}
 }
@@ -142,11 +142,11 @@ func TestIndexMatchesBruteForce(t *testing.T) {
 				}
 				x.Update(n)
 				ask := vec(int64(1+rng.IntN(4000)), int64(1+rng.IntN(4000)))
-				if got, want := x.First(ask), bruteFirst(x, nodes, ask, nil); got != want {
+				if got, want := x.First(&ask), bruteFirst(x, nodes, ask, nil); got != want {
 					t.Fatalf("policy %d seed %d step %d: First(%v) = %s, want %s", p, seed, step, ask, id(got), id(want))
 				}
 				after := nodes[rng.IntN(len(nodes))]
-				if got, want := x.Next(ask, after), bruteFirst(x, nodes, ask, after); got != want {
+				if got, want := x.Next(&ask, after), bruteFirst(x, nodes, ask, after); got != want {
 					t.Fatalf("policy %d seed %d step %d: Next(%v, %s) = %s, want %s", p, seed, step, ask, after.ID, id(got), id(want))
 				}
 			}
@@ -174,14 +174,14 @@ func TestIndexRemoveAndReconfigure(t *testing.T) {
 	if x.Len() != 9 {
 		t.Fatalf("Len = %d, want 9", x.Len())
 	}
-	if f := x.First(vec(1, 1)); id(f) != "n1" {
+	if f := firstOf(x, vec(1, 1)); id(f) != "n1" {
 		t.Fatalf("fair First = %s, want n1 (least loaded after n0 removed)", id(f))
 	}
 	x.Reconfigure(BinPacking, resource.DefaultWeights())
-	if f := x.First(vec(1, 1)); id(f) != "n9" {
+	if f := firstOf(x, vec(1, 1)); id(f) != "n9" {
 		t.Fatalf("binpacking First = %s, want n9 (most loaded)", id(f))
 	}
-	if f := x.First(vec(2000, 1)); id(f) != "n8" {
+	if f := firstOf(x, vec(2000, 1)); id(f) != "n8" {
 		t.Fatalf("binpacking First(2 cores) = %s, want n8", id(f))
 	}
 }
@@ -197,7 +197,7 @@ func benchIndex(b *testing.B, nodes int, p Policy) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		n := x.First(ask)
+		n := x.First(&ask)
 		if n == nil { // cluster full: empty it and go on
 			b.StopTimer()
 			for _, m := range all {
@@ -235,24 +235,24 @@ func TestIndexNewResourceTypeLater(t *testing.T) {
 	gpu[2] = 1
 	nodes[17].Capacity[2] = 2
 	x.Update(nodes[17])
-	if f := x.First(gpu); id(f) != "n17" {
+	if f := x.First(&gpu); id(f) != "n17" {
 		t.Fatalf("First(gpu) = %s, want n17", id(f))
 	}
 	nodes[17].Allocated = nodes[17].Allocated.Add(gpu).Add(gpu)
 	x.Update(nodes[17])
-	if f := x.First(gpu); f != nil {
+	if f := x.First(&gpu); f != nil {
 		t.Fatalf("First(gpu) = %s, want none (both GPUs used)", id(f))
 	}
 	late := New("late", vec(4000, 4096), nil)
 	late.Capacity[5] = 1
 	late.Capacity[2] = 1
 	x.Add(late)
-	if f := x.First(gpu); id(f) != "late" {
+	if f := x.First(&gpu); id(f) != "late" {
 		t.Fatalf("First(gpu) = %s, want late", id(f))
 	}
 	var other resource.Vector
 	other[9] = 1 // a type no node has
-	if f := x.First(other); f != nil {
+	if f := x.First(&other); f != nil {
 		t.Fatalf("First(type 9) = %s, want none", id(f))
 	}
 }
@@ -285,3 +285,6 @@ func TestLessOrdersLikeIDs(t *testing.T) {
 		}
 	}
 }
+
+// firstOf is Index.First of a vector that is not in a variable.
+func firstOf(x *Index, ask resource.Vector) *Node { return x.First(&ask) }

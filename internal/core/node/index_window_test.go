@@ -123,7 +123,7 @@ func TestIndexSuffixStaysRight(t *testing.T) {
 		switch r := rng.IntN(100); {
 		case r < 80: // the partition's pattern
 			ask := vec(1000, 1000)
-			if n := x.First(ask); n != nil {
+			if n := x.First(&ask); n != nil {
 				n.Allocated = n.Allocated.Add(ask)
 				x.Update(n)
 			} else {
@@ -176,7 +176,7 @@ func TestIndexSuffixStaysRight(t *testing.T) {
 					}
 					return true
 				})
-				if got := x.First(ask); got != want {
+				if got := x.First(&ask); got != want {
 					t.Fatalf("step %d: First(%v) = %s, want %s", step, ask, id(got), id(want))
 				}
 			}

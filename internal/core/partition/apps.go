@@ -372,7 +372,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	}
 	n.AddAlloc(x)
 	p.markStale(n)
-	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
+	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)
 	delete(p.completing, a.ID)
@@ -468,7 +468,7 @@ func (p *Partition) reportDrop(a *app.App, d dropped, now time.Time) {
 	}
 	p.emitApp(event.Remove, d.detail, a.ID, d.x.Key, "", &d.x.Res, now)
 	if d.node {
-		p.emitNode(event.Remove, event.NodeAlloc, d.x.NodeID, d.x.Key, "", d.x.Res, now)
+		p.emitNode(event.Remove, event.NodeAlloc, d.x.NodeID, d.x.Key, "", &d.x.Res, now)
 	}
 }
 

@@ -21,7 +21,9 @@ func (p *Partition) SetEventSink(sink func(event.Record)) {
 	p.sink = sink
 	p.noEvents = sink == nil
 	if sink != nil {
-		p.users.OnEvent(p.usageEvent)
+		// a closure, not the method value: its wrapper would copy the
+		// event (168 bytes) once more
+		p.users.OnEvent(func(e usage.Event) { p.usageEvent(&e) })
 		if !p.announced {
 			p.announced = true
 			p.tree.Each(func(q *queue.Queue) { p.queueEvent(queue.Added, q) })
@@ -137,11 +139,17 @@ const (
 	msgNodeRemoved = "Node removed from the scheduler"
 )
 
-func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg string, res resource.Vector, now time.Time) {
+// emitNode reports a node event; res is nil for none (a pointer, as
+// emitApp's).
+func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg string, res *resource.Vector, now time.Time) {
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Resource: res, Time: nanos(now)})
+	r := event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Time: nanos(now)}
+	if res != nil {
+		r.Resource = *res
+	}
+	p.emit(r)
 }
 
 func nanos(t time.Time) int64 {
@@ -168,7 +176,7 @@ var releaseDetail = map[Termination]event.Detail{
 }
 
 // usageEvent turns a user/group tracking event into a USERGROUP record.
-func (p *Partition) usageEvent(e usage.Event) {
+func (p *Partition) usageEvent(e *usage.Event) {
 	var d event.Detail
 	switch e.Type {
 	case usage.UserResource:

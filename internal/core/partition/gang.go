@@ -159,8 +159,8 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
 	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", &ph.Res, now)
 	if n != nil {
-		p.emitNode(event.Remove, event.NodeAlloc, n.ID, ph.Key, "", ph.Res, now)
-		p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
+		p.emitNode(event.Remove, event.NodeAlloc, n.ID, ph.Key, "", &ph.Res, now)
+		p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
 	}
 	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.appState(a, app.RunEvent, now, "")

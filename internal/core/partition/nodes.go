@@ -41,7 +41,7 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	if l := p.log.Node; on(l) {
 		debug(l, "node added", slog.String("nodeID", id), slog.String("capacity", p.reg.Format(capacity)), slog.Bool("schedulable", schedulable))
 	}
-	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, capacity, time.Time{})
+	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, &capacity, time.Time{})
 	p.rootMaxChanged(capacity, time.Time{})
 	p.sizeDirty, p.dirty = true, true
 	return nil
@@ -69,11 +69,11 @@ func (p *Partition) UpdateNode(id string, capacity, occupied resource.Vector) er
 	p.occupied.Dec(n.Occupied)
 	p.occupied.Inc(occupied)
 	if n.Capacity != capacity {
-		p.emitNode(event.Set, event.NodeCapacity, id, "", "", capacity, time.Time{})
+		p.emitNode(event.Set, event.NodeCapacity, id, "", "", &capacity, time.Time{})
 		p.rootMaxChanged(capacity.Sub(n.Capacity), time.Time{})
 	}
 	if n.Occupied != occupied {
-		p.emitNode(event.Set, event.NodeOccupied, id, "", "", occupied, time.Time{})
+		p.emitNode(event.Set, event.NodeOccupied, id, "", "", &occupied, time.Time{})
 	}
 	n.Capacity = capacity
 	n.Occupied = occupied
@@ -92,7 +92,7 @@ func (p *Partition) SetSchedulable(id string, schedulable bool) error {
 		if l := p.log.Node; on(l) {
 			debug(l, "node schedulable changed", slog.String("nodeID", id), slog.Bool("schedulable", schedulable))
 		}
-		p.emitNode(event.Set, event.NodeSchedulable, id, "", "schedulable: "+strconv.FormatBool(schedulable), resource.Vector{}, time.Time{})
+		p.emitNode(event.Set, event.NodeSchedulable, id, "", "schedulable: "+strconv.FormatBool(schedulable), nil, time.Time{})
 	}
 	n.Schedulable = schedulable
 	p.index.Update(n)
@@ -122,7 +122,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 		})
 	}
 	p.unreserveNode(n)
-	p.emitNode(event.Remove, event.NodeDecommission, id, "", msgNodeRemoved, resource.Vector{}, now)
+	p.emitNode(event.Remove, event.NodeDecommission, id, "", msgNodeRemoved, nil, now)
 	p.index.Remove(n)
 	delete(p.nodes, id)
 	for k := range n.Foreign {
@@ -175,7 +175,7 @@ func (p *Partition) AddForeign(nodeID, key string, f node.Foreign, now time.Time
 	p.occupied.Inc(res)
 	p.index.Update(n)
 	if prev != n {
-		p.emitNode(event.Add, event.NodeAlloc, nodeID, key, "", res, time.Time{})
+		p.emitNode(event.Add, event.NodeAlloc, nodeID, key, "", &res, time.Time{})
 	}
 	return nil
 }
@@ -193,6 +193,6 @@ func (p *Partition) RemoveForeign(key string) bool {
 	p.occupied.Dec(res)
 	p.index.Update(n)
 	p.dirty = true
-	p.emitNode(event.Remove, event.NodeAlloc, n.ID, key, "", res, time.Time{})
+	p.emitNode(event.Remove, event.NodeAlloc, n.ID, key, "", &res, time.Time{})
 	return true
 }

@@ -55,7 +55,7 @@ func (p *Partition) Requeue(appID, key string, now time.Time) error {
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, x.Res, false)
 	p.emitApp(event.Remove, releaseDetail[SchedulingFailedOnRM], a.ID, key,
 		"scheduling failed on the RM on node "+failed, &x.Res, now)
-	p.emitNode(event.Remove, event.NodeAlloc, failed, key, "", x.Res, now)
+	p.emitNode(event.Remove, event.NodeAlloc, failed, key, "", &x.Res, now)
 	p.emitApp(event.Add, event.AppRequest, a.ID, key, "", &x.Res, now)
 	p.dirty = true
 	return nil

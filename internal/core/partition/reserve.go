@@ -64,7 +64,7 @@ func (p *Partition) unreserve(k string) {
 		debug(l, "reservation removed", slog.String("appID", r.app.ID), slog.String("allocationKey", r.ask.Key), slog.String("nodeID", r.node.ID))
 	}
 	if r.node.ReservedFor == r.ask.Key {
-		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", r.ask.Res, time.Time{})
+		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", &r.ask.Res, time.Time{})
 		r.node.ReservedFor = ""
 		p.index.Update(r.node)
 	}
@@ -192,7 +192,7 @@ func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
 		debug(l, "node reserved", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("nodeID", n.ID),
 			slog.String("resource", p.reg.Format(x.Res)))
 	}
-	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, "", x.Res, time.Time{})
+	p.emitNode(event.Add, event.NodeReservation, n.ID, x.Key, "", &x.Res, time.Time{})
 	p.index.Update(n)
 }
 

@@ -50,9 +50,9 @@ func (p *Partition) placed(s *pass, n int) {
 	}
 }
 
-func (s *pass) knownUnplaceable(r resource.Vector) bool {
+func (s *pass) knownUnplaceable(r *resource.Vector) bool {
 	for i := range s.failed {
-		if s.failed[i].Fits(r) { // r is at least as large as a failed shape
+		if s.failed[i].Fits(*r) { // r is at least as large as a failed shape
 			return true
 		}
 	}
@@ -181,7 +181,7 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		p.untell(a, x, app.ToldQueue, now)
-		if s.knownUnplaceable(x.Res) {
+		if s.knownUnplaceable(&x.Res) {
 			if !p.tryPreempt(&s, a, leaf, x, now) {
 				a.SetWhy(x, app.Reason{Kind: app.NoNodeFits})
 			}
@@ -308,11 +308,11 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		return n
 	}
 	if p.predicate == nil && x.Avoid() == "" {
-		return p.nodeIndex().First(x.Res)
+		return p.nodeIndex().First(&x.Res)
 	}
 	var avoided *node.Node
 	idx := p.nodeIndex()
-	for n := idx.First(x.Res); n != nil; n = idx.Next(x.Res, n) {
+	for n := idx.First(&x.Res); n != nil; n = idx.Next(&x.Res, n) {
 		if n.ID == x.Avoid() {
 			avoided = n
 			continue
@@ -386,7 +386,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)
 	p.index.Update(n)
-	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", x.Res, now)
+	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
 	leaf.Placed(a, &x.Res, x.Priority)
 	p.markRunning(a, leaf)
 	if x.Placeholder {

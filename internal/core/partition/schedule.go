@@ -12,6 +12,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -165,7 +166,7 @@ func (p *Partition) Schedule(now time.Time) int {
 				continue
 			}
 		}
-		if !p.users.Allows(a.User, a.Group, a.QueuePath, a.ID, x.Res) {
+		if e, _ := a.Usage.(*usage.Entry); !p.users.AllowsAs(e, a.User, a.Group, a.QueuePath, a.ID, x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.tellQuota(a, x, now)
 			p.deferAsk(&s, a, x)
@@ -405,7 +406,10 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	// its usage events carry the decision's time, as the node's and the
 	// application's do (not a clock read per event)
 	p.usageTime = now
-	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
+	e, _ := a.Usage.(*usage.Entry)
+	if e, _ = p.users.AllocateAs(e, a.User, a.Group, a.QueuePath, a.ID, x.Res); e != nil {
+		a.Usage = e
+	}
 	p.usageTime = time.Time{}
 	p.emitApp(event.Add, event.AppAlloc, a.ID, x.Key, "", &x.Res, now)
 }

@@ -48,10 +48,16 @@ func (m *Manager) rebind() {
 // lookup but the application's; this is the check on the scheduling path.
 // It does not allocate.
 func (m *Manager) Allows(user, group, queuePath, appID string, res resource.Vector) bool {
+	return m.AllowsAs(nil, user, group, queuePath, appID, res)
+}
+
+// AllowsAs is Allows for an application whose entry the caller kept (see
+// AllocateAs).
+func (m *Manager) AllowsAs(e *Entry, user, group, queuePath, appID string, res resource.Vector) bool {
 	if m == nil {
 		return true
 	}
-	if a := m.running(appID); a != nil && a.check(user, group, queuePath) == nil {
+	if a := m.runningAs(e, appID); a != nil && a.check(user, group, queuePath) == nil {
 		if len(a.bounds) == 0 {
 			return true
 		}

@@ -38,6 +38,15 @@ func (m *Manager) running(appID string) *app {
 	return a
 }
 
+// runningAs is running(appID), taking e instead while it is the running
+// entry of appID (kept by a caller from Pending or AllocateAs).
+func (m *Manager) runningAs(e *Entry, appID string) *app {
+	if e != nil && !e.stopped && e.id == appID {
+		return e
+	}
+	return m.running(appID)
+}
+
 // New returns a manager without limits or usage. Resource names are
 // interned in, and usage maps produced through, reg.
 func New(reg *resource.Registry) *Manager {

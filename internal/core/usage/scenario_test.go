@@ -447,3 +447,42 @@ func equalEvents(a, b []Event) bool {
 	}
 	return true
 }
+
+// A kept entry stands for the application's look-up while it runs; once
+// the application stopped, the entry is not used: the next allocation
+// starts the application again, and the limits see only what it holds.
+func TestKeptEntryFollowsTheApplication(t *testing.T) {
+	f := newFixture(t, userLimitYAML)
+	e, err := f.m.AllocateAs(nil, "alice", "", "root.a", "app1", cpu(1000))
+	if err != nil || e == nil {
+		t.Fatalf("first allocation: entry %v, error %v", e, err)
+	}
+	e2, err := f.m.AllocateAs(e, "alice", "", "root.a", "app1", cpu(2000))
+	if err != nil || e2 != e {
+		t.Fatalf("second allocation: entry %p (kept %p), error %v", e2, e, err)
+	}
+	f.wantHeadroom("alice", "", "root.a", 1000)
+	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(2000)) || !f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(1000)) {
+		t.Errorf("with the kept entry, 1 vcore of headroom allows 2 vcores or refuses 1")
+	}
+	// a kept entry of another application is not taken for app2
+	if got, _ := f.m.AllocateAs(e, "alice", "", "root.a", "app2", cpu(500)); got == e {
+		t.Errorf("app2's allocation returned app1's entry")
+	}
+	f.release("alice", "", "root.a", "app2", cpu(500), true)
+	f.release("alice", "", "root.a", "app1", cpu(3000), true)
+	f.wantHeadroom("alice", "", "root.a", 4000)
+	// app1 runs again: its old entry is stopped and not used
+	e3, err := f.m.AllocateAs(e, "alice", "", "root.a", "app1", cpu(500))
+	if err != nil || e3 == nil || e3 == e {
+		t.Fatalf("restart: entry %p (stopped %p), error %v", e3, e, err)
+	}
+	f.wantHeadroom("alice", "", "root.a", 3500)
+	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(4000)) != f.m.Allows("alice", "", "root.a", "app1", cpu(4000)) {
+		t.Errorf("a stopped entry answers differently from the look-up")
+	}
+	if err := f.m.CheckEntry("app1", e3); err != nil {
+		t.Error(err)
+	}
+	f.verify()
+}

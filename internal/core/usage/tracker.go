@@ -65,37 +65,46 @@ type app struct {
 // SelectGroup once per application. Bad input returns an error and changes
 // nothing.
 func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Vector) error {
+	_, err := m.AllocateAs(nil, user, group, queuePath, appID, res)
+	return err
+}
+
+// AllocateAs is Allocate for an application whose entry the caller kept (e,
+// from Pending or an earlier AllocateAs; nil for none): while e runs as
+// appID it is used without a look-up by ID. It returns the application's
+// running entry, to keep; e itself on an error.
+func (m *Manager) AllocateAs(e *Entry, user, group, queuePath, appID string, res resource.Vector) (*Entry, error) {
 	if m == nil {
-		return nil
+		return nil, nil
 	}
 	// the types res uses: the checks and sums below need no others
 	mask := res.Support()
 	if res.NegativeOn(mask) {
-		return fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
+		return e, fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
 	}
-	a := m.running(appID)
+	a := m.runningAs(e, appID)
 	if a == nil {
 		// the IDs of a running application were checked at its start,
 		// and check compares the call's with them
 		if err := checkIDs(user, queuePath, appID); err != nil {
-			return err
+			return e, err
 		}
 	}
 	if a != nil {
 		if err := a.check(user, group, queuePath); err != nil {
-			return err
+			return e, err
 		}
 		if !fitsSum(a.userPath, &res, mask) || !fitsSum(a.groupPath, &res, mask) {
-			return fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(res))
+			return e, fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(res))
 		}
 	} else {
 		ut, gt := m.users[user], m.groups[group]
 		if _, ok := res.AddChecked(ut.usageAt(m.levels[rootPath])); !ok {
-			return fmt.Errorf("application %s: allocation %s overflows the usage of user %s", appID, m.reg.Format(res), user)
+			return e, fmt.Errorf("application %s: allocation %s overflows the usage of user %s", appID, m.reg.Format(res), user)
 		}
 		if group != "" {
 			if _, ok := res.AddChecked(gt.usageAt(m.levels[rootPath])); !ok {
-				return fmt.Errorf("application %s: allocation %s overflows the usage of group %s", appID, m.reg.Format(res), group)
+				return e, fmt.Errorf("application %s: allocation %s overflows the usage of group %s", appID, m.reg.Format(res), group)
 			}
 		}
 		a = m.start(user, group, queuePath, appID)
@@ -113,7 +122,7 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: res})
 		}
 	}
-	return nil
+	return a, nil
 }
 
 // rootPath is the root queue, whose level holds a tracker's total usage.

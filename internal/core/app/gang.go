@@ -100,8 +100,7 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	a.allocated--
 	a.Allocated.Dec(ph.Res)
 	a.PlaceholderAllocated.Dec(ph.Res)
-	ph.rare.replacedBy = nil // both are set: x is ph's real ask
-	x.rare.replacing = nil
+	link(x, nil)
 	a.linked--
 	x.NodeID = ph.NodeID
 	x.SetAvoid("")

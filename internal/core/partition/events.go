@@ -84,7 +84,12 @@ func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg stri
 	if p.noEvents {
 		return
 	}
-	r := event.Record{Type: event.App, Change: c, Detail: d, ObjectID: appID, ReferenceID: ref, Message: msg, Time: nanos(now)}
+	p.emitWith(event.App, c, d, appID, ref, msg, res, now)
+}
+
+// emitWith emits a record of type t about object id; res is nil for none.
+func (p *Partition) emitWith(t event.Type, c event.Change, d event.Detail, id, ref, msg string, res *resource.Vector, now time.Time) {
+	r := event.Record{Type: t, Change: c, Detail: d, ObjectID: id, ReferenceID: ref, Message: msg, Time: nanos(now)}
 	if res != nil {
 		r.Resource = *res
 	}
@@ -145,11 +150,7 @@ func (p *Partition) emitNode(c event.Change, d event.Detail, nodeID, ref, msg st
 	if p.noEvents {
 		return
 	}
-	r := event.Record{Type: event.Node, Change: c, Detail: d, ObjectID: nodeID, ReferenceID: ref, Message: msg, Time: nanos(now)}
-	if res != nil {
-		r.Resource = *res
-	}
-	p.emit(r)
+	p.emitWith(event.Node, c, d, nodeID, ref, msg, res, now)
 }
 
 func nanos(t time.Time) int64 {

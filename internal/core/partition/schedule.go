@@ -312,9 +312,9 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		return p.nodeIndex().First(&x.Res)
 	}
 	var avoided *node.Node
-	idx := p.nodeIndex()
+	avoid, idx := x.Avoid(), p.nodeIndex()
 	for n := idx.First(&x.Res); n != nil; n = idx.Next(&x.Res, n) {
-		if n.ID == x.Avoid() {
+		if n.ID == avoid {
 			avoided = n
 			continue
 		}

@@ -41,7 +41,7 @@ func (m *Manager) running(appID string) *app {
 // runningAs is running(appID), taking e instead while it is the running
 // entry of appID (kept by a caller from Pending or AllocateAs).
 func (m *Manager) runningAs(e *Entry, appID string) *app {
-	if e != nil && !e.stopped && e.id == appID {
+	if m.Runs(e) && e.id == appID {
 		return e
 	}
 	return m.running(appID)

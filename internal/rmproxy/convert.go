@@ -169,7 +169,8 @@ func (s *Service) applyAllocations(req *si.AllocationRequest, pre *prepared, now
 			continue
 		}
 		in.left = len(req.Allocations) - i
-		if err := in.add(x, in.pre.ask(i), now); err != nil {
+		al, h := in.pre.ask(i)
+		if err := in.add(x, al, h, now); err != nil {
 			s.local(req.RmID).RejectedAllocs = append(s.local(req.RmID).RejectedAllocs,
 				partition.Rejected{AppID: x.ApplicationID, ID: x.AllocationKey, Reason: err.Error()})
 		}
@@ -262,8 +263,9 @@ func (in *askIntake) vector(r *si.Resource) (resource.Vector, error) {
 }
 
 // add takes in x; al, when not nil, is x prepared by the caller: neither
-// foreign nor failing to convert, with the resources x's conversion gives.
-func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) error {
+// foreign nor failing to convert, with the resources x's conversion gives,
+// and h is app.HashKey of its key.
+func (in *askIntake) add(x *si.Allocation, al *app.Allocation, h uint64, now time.Time) error {
 	p, err := in.partition(x.PartitionName)
 	if err != nil {
 		return err
@@ -284,6 +286,7 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 		}
 		al = in.newAllocation()
 		fillAsk(al, x, res)
+		h = app.HashKey(x.AllocationKey)
 	}
 	// x's resources are al.Res from here (not copied: a new ask, the
 	// common case, does not need them apart)
@@ -300,7 +303,7 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, now time.Time) er
 	}
 	// the ask is added unless its key is known (one look-up of the key);
 	// rejections are reported by the partition
-	old, _ := p.AddAskOrKnown(al, now)
+	old, _ := p.AddAskOrKnown(al, h, now)
 	if old == nil {
 		return nil
 	}

@@ -24,6 +24,10 @@ type prepared struct {
 	// allocation, or a resource siconv.Known does not convert (a name not
 	// interned yet, a bad quantity).
 	asks []*app.Allocation
+	// hashes are the app.HashKey of the asks' keys, by index (0 where asks
+	// is nil), so that the service goroutine does not read the keys to
+	// file them.
+	hashes []uint64
 }
 
 // prepare converts the asks of req with reg, the RM's registry: their
@@ -34,7 +38,7 @@ func prepare(reg *resource.Registry, req *si.AllocationRequest) *prepared {
 	if reg == nil || len(req.Allocations) == 0 {
 		return nil
 	}
-	pr := &prepared{reg: reg, asks: make([]*app.Allocation, len(req.Allocations))}
+	pr := &prepared{reg: reg, asks: make([]*app.Allocation, len(req.Allocations)), hashes: make([]uint64, len(req.Allocations))}
 	var (
 		blk   []app.Allocation
 		last  *si.Resource // the last resource message converted, vector lastV
@@ -65,6 +69,7 @@ func prepare(reg *resource.Registry, req *si.AllocationRequest) *prepared {
 		blk = blk[1:]
 		fillAsk(al, x, res)
 		pr.asks[i] = al
+		pr.hashes[i] = app.HashKey(x.AllocationKey)
 		made = true
 	}
 	if !made {
@@ -91,10 +96,11 @@ func fillAsk(al *app.Allocation, x *si.Allocation, res resource.Vector) {
 	al.Created = creationTime(x.AllocationTags)
 }
 
-// ask is the prepared ask of the request's allocation i, nil for none.
-func (pr *prepared) ask(i int) *app.Allocation {
+// ask is the prepared ask of the request's allocation i, nil for none, and
+// its key's hash.
+func (pr *prepared) ask(i int) (*app.Allocation, uint64) {
 	if pr == nil {
-		return nil
+		return nil, 0
 	}
-	return pr.asks[i]
+	return pr.asks[i], pr.hashes[i]
 }

@@ -212,7 +212,7 @@ func TestPreparedAskOfAReplacedRegistry(t *testing.T) {
 		{AllocationKey: "k1", ApplicationID: "app1", ResourcePerAlloc: resOf(map[string]int64{"vcore": 100, "example.com/fpga": 1})},
 	}}
 	pre := prepare(old, req)
-	if pre.ask(0) == nil || pre.ask(0).Res[3] != 1 {
+	if al, h := pre.ask(0); al == nil || al.Res[3] != 1 || h != app.HashKey("k1") {
 		t.Fatalf("not prepared with the first registry: %+v", pre)
 	}
 

@@ -95,7 +95,7 @@ type App struct {
 	// visited is the time of the latest pass that looked at the app.
 	visited time.Time
 
-	all       map[string]*Allocation
+	all       keyIndex
 	allocated int
 	pending   int
 	classes   map[classKey]*class
@@ -121,7 +121,7 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		SubmitTime: now,
 		StateLog:   []StateChange{{Time: now, State: New}},
 		QueueIndex: -1,
-		all:        map[string]*Allocation{},
+		all:        newKeyIndex(),
 		classes:    map[classKey]*class{},
 		maxPrio:    math.MinInt32,
 		TaskGroups: map[string]*TaskGroup{},
@@ -131,8 +131,13 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 
 // Allocation returns the ask or allocation with the given key.
 func (a *App) Allocation(key string) (*Allocation, bool) {
-	x, ok := a.all[key]
-	return x, ok
+	return a.Find(key, HashKey(key))
+}
+
+// Find is Allocation for a key whose HashKey the caller has: h.
+func (a *App) Find(key string, h uint64) (*Allocation, bool) {
+	x := a.all.find(key, h)
+	return x, x != nil
 }
 
 // PendingCount is the number of pending asks; AllocatedCount the number of
@@ -141,14 +146,8 @@ func (a *App) PendingCount() int   { return a.pending }
 func (a *App) AllocatedCount() int { return a.allocated }
 
 // Each calls fn for every ask and allocation of the app, in no particular
-// order, until fn returns false.
-func (a *App) Each(fn func(*Allocation) bool) {
-	for _, x := range a.all {
-		if !fn(x) {
-			return
-		}
-	}
-}
+// order, until fn returns false. fn must not add or remove any.
+func (a *App) Each(fn func(*Allocation) bool) { a.all.each(fn) }
 
 // Priority is the highest priority among the pending asks, or MinInt32.
 func (a *App) Priority() int32 { return a.maxPrio }
@@ -168,17 +167,16 @@ func checkRes(key string, r *resource.Vector) (resource.Mask, error) {
 // AddAsk adds a pending ask (x.NodeID must be ""). Duplicate keys and empty
 // or negative resources are rejected and change nothing.
 func (a *App) AddAsk(x *Allocation) error {
-	if x.NodeID == "" {
-		if _, dup := a.all[x.Key]; dup {
-			return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
-		}
+	h := HashKey(x.Key)
+	if x.NodeID == "" && a.all.find(x.Key, h) != nil {
+		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
-	return a.AddNewAsk(x)
+	return a.AddNewAsk(x, h)
 }
 
-// AddNewAsk is AddAsk for an ask whose key the caller found unknown to
-// the application (Allocation): it does not look the key up again.
-func (a *App) AddNewAsk(x *Allocation) error {
+// AddNewAsk is AddAsk for an ask whose key, of HashKey h, the caller found
+// unknown to the application (Find): it does not look the key up again.
+func (a *App) AddNewAsk(x *Allocation, h uint64) error {
 	if x.NodeID != "" {
 		return fmt.Errorf("allocation %s: ask has a node", x.Key)
 	}
@@ -192,7 +190,7 @@ func (a *App) AddNewAsk(x *Allocation) error {
 	if x.Created.Before(a.SubmitTime) && !x.Created.IsZero() {
 		a.SubmitTime = x.Created
 	}
-	a.all[x.Key] = x
+	a.all.add(x, h)
 	a.enqueueOn(x, m)
 	if x.Placeholder && x.TaskGroup != "" {
 		tg := a.taskGroup(x.TaskGroup)
@@ -293,7 +291,7 @@ func (a *App) dropDeferred(c *class) {
 // allocation it changes the allocated resources (in-place resize). It
 // returns the resource delta.
 func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error) {
-	x, ok := a.all[key]
+	x, ok := a.Allocation(key)
 	if !ok {
 		return resource.Vector{}, fmt.Errorf("allocation %s: unknown in application %s", key, a.ID)
 	}
@@ -319,11 +317,12 @@ func (a *App) UpdateAsk(key string, res resource.Vector) (resource.Vector, error
 // Remove drops an ask or allocation at now and returns it; an allocation
 // adds what it held since it was bound to the History.
 func (a *App) Remove(key string, now time.Time) (*Allocation, bool) {
-	x, ok := a.all[key]
+	h := HashKey(key)
+	x, ok := a.Find(key, h)
 	if !ok {
 		return nil, false
 	}
-	delete(a.all, key)
+	a.all.remove(x, h)
 	if x.Linked() {
 		a.linked--
 		link(x, nil)
@@ -343,7 +342,8 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if x.NodeID == "" {
 		return fmt.Errorf("allocation %s: no node", x.Key)
 	}
-	if _, dup := a.all[x.Key]; dup {
+	h := HashKey(x.Key)
+	if a.all.find(x.Key, h) != nil {
 		return fmt.Errorf("allocation %s: duplicate key in application %s", x.Key, a.ID)
 	}
 	if _, err := checkRes(x.Key, &x.Res); err != nil {
@@ -354,7 +354,7 @@ func (a *App) AddAllocation(x *Allocation) error {
 	if x.Created.Before(a.SubmitTime) && !x.Created.IsZero() {
 		a.SubmitTime = x.Created // a recovered allocation counts in fifo order
 	}
-	a.all[x.Key] = x
+	a.all.add(x, h)
 	a.account(x)
 	return nil
 }
@@ -402,7 +402,7 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 // in its creation-time place. The caller takes it off its node first. A
 // pending ask, or a real ask waiting for a placeholder swap, is an error.
 func (a *App) Requeue(x *Allocation, now time.Time) error {
-	if a.all[x.Key] != x {
+	if y, _ := a.Allocation(x.Key); y != x {
 		return fmt.Errorf("allocation %s: unknown in application %s", x.Key, a.ID)
 	}
 	if x.Pending() || x.Linked() {

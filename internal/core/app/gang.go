@@ -92,10 +92,11 @@ func (a *App) Link(x, ph *Allocation) {
 // nil when ph was not linked.
 func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	x := ph.ReplacedBy()
-	if x == nil || a.all[ph.Key] != ph {
+	h := HashKey(ph.Key)
+	if y, _ := a.Find(ph.Key, h); x == nil || y != ph {
 		return nil
 	}
-	delete(a.all, ph.Key)
+	a.all.remove(ph, h)
 	a.ended(ph, now)
 	a.allocated--
 	a.Allocated.Dec(ph.Res)

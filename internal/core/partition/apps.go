@@ -215,21 +215,22 @@ func (p *Partition) AddAsk(x *app.Allocation, now time.Time) error {
 // AddAskOrKnown is AddAsk for an ask whose key its application (live or
 // done, as App finds it) may know already: it then returns the known ask
 // or allocation and changes nothing. Otherwise it adds x as AddAsk does
-// and returns nil and AddAsk's error; the key is looked up once.
-func (p *Partition) AddAskOrKnown(x *app.Allocation, now time.Time) (*app.Allocation, error) {
+// and returns nil and AddAsk's error; the key, of app.HashKey h, is looked
+// up once.
+func (p *Partition) AddAskOrKnown(x *app.Allocation, h uint64, now time.Time) (*app.Allocation, error) {
 	a, ok := p.apps[x.AppID]
 	if !ok {
 		if d, ok := p.done[x.AppID]; ok {
-			if old, ok := d.app.Allocation(x.Key); ok {
+			if old, ok := d.app.Find(x.Key, h); ok {
 				return old, nil
 			}
 		}
 		return nil, p.AddAsk(x, now)
 	}
-	if old, ok := a.Allocation(x.Key); ok {
+	if old, ok := a.Find(x.Key, h); ok {
 		return old, nil
 	}
-	err := p.addAskTo(a, x, now, true)
+	err := p.addAskTo(a, x, now, h, true)
 	if err != nil {
 		p.Out.RejectedAllocs = append(p.Out.RejectedAllocs, Rejected{Partition: p.Name, AppID: x.AppID, ID: x.Key, Reason: err.Error()})
 	}
@@ -241,11 +242,12 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	if !ok {
 		return fmt.Errorf("allocation %s: unknown application %s", x.Key, x.AppID)
 	}
-	return p.addAskTo(a, x, now, false)
+	return p.addAskTo(a, x, now, 0, false)
 }
 
-// addAskTo adds x to a; fresh says the caller found x's key unknown to a.
-func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh bool) error {
+// addAskTo adds x to a; fresh says the caller found x's key, of app.HashKey
+// h, unknown to a.
+func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, h uint64, fresh bool) error {
 	if a.State.Terminal() || a.State == app.Failing {
 		return fmt.Errorf("allocation %s: application %s is %s", x.Key, a.ID, a.State)
 	}
@@ -258,7 +260,7 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, fresh
 	}
 	var err error
 	if fresh {
-		err = a.AddNewAsk(x)
+		err = a.AddNewAsk(x, h)
 	} else {
 		err = a.AddAsk(x)
 	}

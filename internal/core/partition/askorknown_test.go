@@ -50,7 +50,7 @@ func TestAddAskOrKnown(t *testing.T) {
 	}
 	for i := range asks {
 		x, y := asks[i], asks[i]
-		gotKnown, gotErr := folded.AddAskOrKnown(&x, t0)
+		gotKnown, gotErr := folded.AddAskOrKnown(&x, app.HashKey(x.Key), t0)
 		var wantKnown *app.Allocation
 		var wantErr error
 		if a, ok := looked.App(y.AppID); ok {

@@ -79,10 +79,17 @@ func (r *Ring) AppendFrom(reg *resource.Registry, rec event.Record) {
 	}
 	if r.n == len(r.buf) {
 		r.buf[r.start] = e
-		r.start = (r.start + 1) % len(r.buf)
+		r.start++
+		if r.start == len(r.buf) {
+			r.start = 0
+		}
 		r.dropped++
 	} else {
-		r.buf[(r.start+r.n)%len(r.buf)] = e
+		i := r.start + r.n // < 2*len(r.buf): no division on this path
+		if i >= len(r.buf) {
+			i -= len(r.buf)
+		}
+		r.buf[i] = e
 		r.n++
 	}
 	for s := range r.subs {

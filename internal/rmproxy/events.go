@@ -38,12 +38,21 @@ func (b *eventBuffer) add(r *event.Record) {
 	c := len(b.ring)
 	if b.n == c {
 		b.ring[b.start] = *r
-		b.start = (b.start + 1) % c
+		b.start = wrap(b.start+1, c)
 		b.dropped++
 		return
 	}
-	b.ring[(b.start+b.n)%c] = *r
+	b.ring[wrap(b.start+b.n, c)] = *r
 	b.n++
+}
+
+// wrap is i mod c for 0 <= i < 2c, without a division (four records per
+// allocation pass through the buffer).
+func wrap(i, c int) int {
+	if i >= c {
+		i -= c
+	}
+	return i
 }
 
 // take returns the buffered records, oldest first, and empties the ring.

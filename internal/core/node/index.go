@@ -197,11 +197,28 @@ func (x *Index) Remove(n *Node) {
 // changed. A node whose new place is where it is (between the entries
 // before and after it) is changed in its slot; otherwise it moves.
 func (x *Index) Update(n *Node) {
+	x.widen(n)
+	x.reposition(n)
+}
+
+// UpdateOn is Update for a node whose allocated resources changed on the
+// types of m only (an allocation placed on it): its other types did not
+// change, and were covered when it was last added or updated, so they are
+// not read again (widen reads up to three vectors' tails, several of the
+// node's cache lines, on every decision).
+func (x *Index) UpdateOn(n *Node, m resource.Mask) {
+	if m>>x.width != 0 {
+		x.widen(n)
+	}
+	x.reposition(n)
+}
+
+// reposition is Update once the vector loops cover n's types.
+func (x *Index) reposition(n *Node) {
 	p := n.pg
 	if p == nil {
 		return
 	}
-	x.widen(n)
 	i := p.slot(n)
 	e := p.k[i]
 	e.key = x.sortKey(n)

@@ -409,7 +409,7 @@ func TestIndexAllocationCycle(t *testing.T) {
 				continue
 			}
 			n.Allocated = n.Allocated.Add(ask)
-			x.Update(n)
+			x.UpdateOn(n, ask.Support()) // as a decision does
 			if step%2000 != 0 {
 				continue
 			}

@@ -257,6 +257,39 @@ func TestIndexNewResourceTypeLater(t *testing.T) {
 	}
 }
 
+// TestIndexUpdateOnWidens checks that UpdateOn, which reads only the
+// changed types, still widens the index when an allocation holds a type
+// beyond every node's (one the RM placed itself): the node's column for
+// that type goes negative, so no ask of the type fits it, and the vector
+// loops cover it from then on.
+func TestIndexUpdateOnWidens(t *testing.T) {
+	x := NewIndex(Fair, resource.DefaultWeights())
+	a, b := New("a", vec(4000, 4096), nil), New("b", vec(4000, 4096), nil)
+	a.Capacity[4], b.Capacity[4] = 1, 1
+	x.Add(a)
+	x.Add(b)
+	forced := vec(10, 10)
+	forced[4], forced[7] = 1, 1 // type 7: no node has it
+	a.Allocated = a.Allocated.Add(forced)
+	x.UpdateOn(a, forced.Support())
+	if x.width != 8 {
+		t.Fatalf("width %d after an allocation of type 7, want 8", x.width)
+	}
+	if err := x.root.check(x.width); err != nil {
+		t.Fatal(err)
+	}
+	ask := vec(1, 1)
+	ask[4] = 1
+	if f := x.First(&ask); id(f) != "b" {
+		t.Fatalf("First = %s, want b (a's type 4 is used)", id(f))
+	}
+	a.Allocated = resource.Vector{}
+	x.UpdateOn(a, forced.Support())
+	if f := x.First(&ask); f == nil {
+		t.Fatal("First = none after a was freed")
+	}
+}
+
 // TestLessOrdersLikeIDs checks that the packed ID prefix orders equal keys
 // exactly as the IDs compare: IDs of every length around 16 bytes, shared
 // prefixes, zero bytes and high bytes.

@@ -386,7 +386,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	}
 	a.Allocate(x, n.ID, now)
 	n.AddAlloc(x)
-	p.index.Update(n)
+	p.index.UpdateOn(n, x.Res.Support())
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
 	leaf.Placed(a, &x.Res, x.Priority)
 	p.markRunning(a, leaf)

@@ -115,7 +115,7 @@ func (q *Queue) update(share, weigh bool) {
 	for x := q; x != nil; x = x.Parent {
 		old := x.prio
 		x.prio = x.priorityAfterPolicy(x.prios.Max())
-		if share {
+		if share && x.Parent != nil { // the root has no siblings to be sorted among
 			x.share = resource.FairShareOf(&x.Allocated, &x.Guaranteed, &x.fairMax)
 		}
 		if weigh {

@@ -359,14 +359,16 @@ func (a *App) AddAllocation(x *Allocation) error {
 	return nil
 }
 
-func (a *App) account(x *Allocation) {
+func (a *App) account(x *Allocation) { a.accountOn(x, x.Res.Support()) }
+
+// accountOn is account for an allocation whose resources' support is m.
+func (a *App) accountOn(x *Allocation, m resource.Mask) {
 	if x.Placeholder && x.TaskGroup != "" && !x.Released {
 		a.phs[x.TaskGroup] = append(a.phs[x.TaskGroup], x)
 	}
 	a.allocated++
 	// only the types of the allocation change, so only they can raise
 	// the maximum
-	m := x.Res.Support()
 	a.Allocated.IncOn(&x.Res, m)
 	a.MaxAllocated.MaxOn(&a.Allocated, m)
 	if x.Placeholder {
@@ -388,12 +390,18 @@ func (a *App) unaccount(x *Allocation, now time.Time) {
 
 // Allocate turns pending ask x into an allocation on node at time now.
 func (a *App) Allocate(x *Allocation, node string, now time.Time) {
+	a.AllocateOn(x, node, x.Res.Support(), now)
+}
+
+// AllocateOn is Allocate for an ask whose resources' support the caller
+// has: m, which must be x.Res.Support().
+func (a *App) AllocateOn(x *Allocation, node string, m resource.Mask, now time.Time) {
 	a.dequeue(x)
 	x.NodeID = node
 	x.Allocated = now
 	x.unbind()
 	x.SetAvoid("")
-	a.account(x)
+	a.accountOn(x, m)
 }
 
 // Requeue turns allocation x back into a pending ask at now, under its key

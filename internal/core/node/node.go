@@ -107,7 +107,11 @@ func (n *Node) Eligible() bool {
 const firstAllocs = 16
 
 // AddAlloc records allocation x on the node and adds its resources.
-func (n *Node) AddAlloc(x *app.Allocation) {
+func (n *Node) AddAlloc(x *app.Allocation) { n.AddAllocOn(x, x.Res.Support()) }
+
+// AddAllocOn is AddAlloc for an allocation whose resources' support the
+// caller has: m, which must be x.Res.Support().
+func (n *Node) AddAllocOn(x *app.Allocation, m resource.Mask) {
 	x.NodeSlot = int32(len(n.allocs)) // a node never holds 2^31 allocations
 	x.InstanceType = n.InstanceType
 	if n.allocs == nil {
@@ -116,7 +120,7 @@ func (n *Node) AddAlloc(x *app.Allocation) {
 		n.allocs = make([]*app.Allocation, 0, firstAllocs)
 	}
 	n.allocs = append(n.allocs, x)
-	n.Allocated.IncOn(&x.Res, x.Res.Support())
+	n.Allocated.IncOn(&x.Res, m)
 }
 
 // RemoveAlloc forgets allocation x and frees its resources. It reports

@@ -384,11 +384,12 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	if x.TriggeredPreemption {
 		x.SetCooldownUntil(now.Add(PreemptionCooldown))
 	}
-	a.Allocate(x, n.ID, now)
-	n.AddAlloc(x)
-	p.index.UpdateOn(n, x.Res.Support())
+	m := x.Res.Support() // the types every step below changes
+	a.AllocateOn(x, n.ID, m, now)
+	n.AddAllocOn(x, m)
+	p.index.UpdateOn(n, m)
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
-	leaf.Placed(a, &x.Res, x.Priority)
+	leaf.Placed(a, &x.Res, m, x.Priority)
 	p.markRunning(a, leaf)
 	if x.Placeholder {
 		p.startGangTimer(a, now)
@@ -407,7 +408,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	// application's do (not a clock read per event)
 	p.usageTime = now
 	e, _ := a.Usage.(*usage.Entry)
-	if e, _ = p.users.AllocateAs(e, a.User, a.Group, a.QueuePath, a.ID, x.Res); e != nil {
+	if e, _ = p.users.AllocateOn(e, a.User, a.Group, a.QueuePath, a.ID, &x.Res, m); e != nil {
 		a.Usage = e
 	}
 	p.usageTime = time.Time{}

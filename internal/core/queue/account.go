@@ -46,11 +46,10 @@ func (leaf *Queue) AddPending(a *app.App, res *resource.Vector, m resource.Mask,
 	leaf.update(false, false)
 }
 
-// Placed is Apply for a pending ask of a that was allocated: res moves
-// from pending to allocated on the path and one ask of priority p leaves
-// the pending set.
-func (leaf *Queue) Placed(a *app.App, res *resource.Vector, p int32) {
-	m := res.Support()
+// Placed is Apply for a pending ask of a that was allocated: res, whose
+// support is m, moves from pending to allocated on the path and one ask of
+// priority p leaves the pending set.
+func (leaf *Queue) Placed(a *app.App, res *resource.Vector, m resource.Mask, p int32) {
 	w := weightOn(res, m)
 	for x := leaf; x != nil; x = x.Parent {
 		x.Allocated.IncOn(res, m)

@@ -74,13 +74,18 @@ func (m *Manager) Allocate(user, group, queuePath, appID string, res resource.Ve
 // appID it is used without a look-up by ID. It returns the application's
 // running entry, to keep; e itself on an error.
 func (m *Manager) AllocateAs(e *Entry, user, group, queuePath, appID string, res resource.Vector) (*Entry, error) {
+	return m.AllocateOn(e, user, group, queuePath, appID, &res, res.Support())
+}
+
+// AllocateOn is AllocateAs for a vector the caller lends, whose support it
+// has: mask, which must be res.Support() (the checks and sums need no
+// other types). The decision path computes it once for all its steps.
+func (m *Manager) AllocateOn(e *Entry, user, group, queuePath, appID string, res *resource.Vector, mask resource.Mask) (*Entry, error) {
 	if m == nil {
 		return nil, nil
 	}
-	// the types res uses: the checks and sums below need no others
-	mask := res.Support()
 	if res.NegativeOn(mask) {
-		return e, fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(res))
+		return e, fmt.Errorf("application %s: cannot track a negative allocation %s", appID, m.reg.Format(*res))
 	}
 	a := m.runningAs(e, appID)
 	if a == nil {
@@ -94,32 +99,32 @@ func (m *Manager) AllocateAs(e *Entry, user, group, queuePath, appID string, res
 		if err := a.check(user, group, queuePath); err != nil {
 			return e, err
 		}
-		if !fitsSum(a.userPath, &res, mask) || !fitsSum(a.groupPath, &res, mask) {
-			return e, fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(res))
+		if !fitsSum(a.userPath, res, mask) || !fitsSum(a.groupPath, res, mask) {
+			return e, fmt.Errorf("application %s: allocation %s overflows the tracked usage", appID, m.reg.Format(*res))
 		}
 	} else {
 		ut, gt := m.users[user], m.groups[group]
 		if _, ok := res.AddChecked(ut.usageAt(m.levels[rootPath])); !ok {
-			return e, fmt.Errorf("application %s: allocation %s overflows the usage of user %s", appID, m.reg.Format(res), user)
+			return e, fmt.Errorf("application %s: allocation %s overflows the usage of user %s", appID, m.reg.Format(*res), user)
 		}
 		if group != "" {
 			if _, ok := res.AddChecked(gt.usageAt(m.levels[rootPath])); !ok {
-				return e, fmt.Errorf("application %s: allocation %s overflows the usage of group %s", appID, m.reg.Format(res), group)
+				return e, fmt.Errorf("application %s: allocation %s overflows the usage of group %s", appID, m.reg.Format(*res), group)
 			}
 		}
 		a = m.start(user, group, queuePath, appID)
 	}
-	a.usage.IncOn(&res, mask)
+	a.usage.IncOn(res, mask)
 	for _, n := range a.userPath {
-		n.usage.IncOn(&res, mask)
+		n.usage.IncOn(res, mask)
 	}
 	for _, n := range a.groupPath {
-		n.usage.IncOn(&res, mask)
+		n.usage.IncOn(res, mask)
 	}
 	if mask != 0 {
-		m.emit(Event{Type: UserResource, Change: Add, ObjectID: user, ReferenceID: queuePath, Resource: res})
+		m.emit(Event{Type: UserResource, Change: Add, ObjectID: user, ReferenceID: queuePath, Resource: *res})
 		if group != "" {
-			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: res})
+			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: *res})
 		}
 	}
 	return a, nil

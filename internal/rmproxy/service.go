@@ -420,5 +420,13 @@ func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if !idle && runtime.GOMAXPROCS(0) > 1 {
 		pre = prepare(reg, req)
 	}
-	return s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
+	err = s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
+	if idle {
+		// the service goroutine, woken by the enqueue, waits on this
+		// goroutine's processor until another one takes it: yield, so
+		// that it starts on the request now rather than after the RM's
+		// next requests
+		runtime.Gosched()
+	}
+	return err
 }

@@ -245,6 +245,13 @@ func (p *Partition) addAsk(x *app.Allocation, now time.Time) error {
 	return p.addAskTo(a, x, now, 0, false)
 }
 
+// usageEntry is the usage manager's entry the partition keeps on a (nil
+// for none): App.Usage holds it untyped, since package app cannot name it.
+func usageEntry(a *app.App) *usage.Entry {
+	e, _ := a.Usage.(*usage.Entry)
+	return e
+}
+
 // addAskTo adds x to a; fresh says the caller found x's key, of app.HashKey
 // h, unknown to a.
 func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, h uint64, fresh bool) error {
@@ -272,7 +279,7 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, h uin
 		// listed in its user's view from now; an application with asks
 		// pending before this one is listed already, and one whose kept
 		// entry runs needs nothing
-		if e, _ := a.Usage.(*usage.Entry); !p.users.Runs(e) {
+		if !p.users.Runs(usageEntry(a)) {
 			a.Usage = p.users.Pending(a.User, a.Group, a.ID)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
-	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -166,7 +165,7 @@ func (p *Partition) Schedule(now time.Time) int {
 				continue
 			}
 		}
-		if e, _ := a.Usage.(*usage.Entry); !p.users.AllowsAs(e, a.User, a.Group, a.QueuePath, a.ID, x.Res) {
+		if !p.users.AllowsAs(usageEntry(a), a.User, a.Group, a.QueuePath, a.ID, &x.Res) {
 			a.SetWhy(x, app.Reason{Kind: app.UserLimit, Object: a.User})
 			p.tellQuota(a, x, now)
 			p.deferAsk(&s, a, x)
@@ -407,8 +406,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 	// its usage events carry the decision's time, as the node's and the
 	// application's do (not a clock read per event)
 	p.usageTime = now
-	e, _ := a.Usage.(*usage.Entry)
-	if e, _ = p.users.AllocateOn(e, a.User, a.Group, a.QueuePath, a.ID, &x.Res, m); e != nil {
+	if e, _ := p.users.AllocateOn(usageEntry(a), a.User, a.Group, a.QueuePath, a.ID, &x.Res, m); e != nil {
 		a.Usage = e
 	}
 	p.usageTime = time.Time{}

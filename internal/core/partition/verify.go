@@ -6,7 +6,6 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/queue"
-	"github.com/paddock-sched/paddock/internal/core/usage"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -144,8 +143,7 @@ func (p *Partition) Verify() error {
 		bad("user/group tracking: %v", err)
 	}
 	for _, a := range p.apps {
-		e, _ := a.Usage.(*usage.Entry)
-		if err := p.users.CheckEntry(a.ID, e); err != nil {
+		if err := p.users.CheckEntry(a.ID, usageEntry(a)); err != nil {
 			bad("user/group tracking: %v", err)
 		}
 	}

@@ -174,10 +174,6 @@ func (q *Queue) Empty() bool { return len(q.apps) == 0 && len(q.children) == 0 }
 // (reference §2.3): MinInt32 when nothing is pending.
 func (q *Queue) Priority() int32 { return q.prio }
 
-// Share is the queue's fair-share sort key among its siblings; the root,
-// which has none, keeps the one of the tree's last rebuild.
-func (q *Queue) Share() float64 { return q.share }
-
 // Headroom is what may still be allocated in q: the minimum over the path
 // to the root of max minus allocated, unset types unlimited.
 func (q *Queue) Headroom() resource.Quota {

@@ -48,12 +48,12 @@ func (m *Manager) rebind() {
 // lookup but the application's; this is the check on the scheduling path.
 // It does not allocate.
 func (m *Manager) Allows(user, group, queuePath, appID string, res resource.Vector) bool {
-	return m.AllowsAs(nil, user, group, queuePath, appID, res)
+	return m.AllowsAs(nil, user, group, queuePath, appID, &res)
 }
 
 // AllowsAs is Allows for an application whose entry the caller kept (see
-// AllocateAs).
-func (m *Manager) AllowsAs(e *Entry, user, group, queuePath, appID string, res resource.Vector) bool {
+// AllocateAs) and a vector it lends.
+func (m *Manager) AllowsAs(e *Entry, user, group, queuePath, appID string, res *resource.Vector) bool {
 	if m == nil {
 		return true
 	}
@@ -63,11 +63,11 @@ func (m *Manager) AllowsAs(e *Entry, user, group, queuePath, appID string, res r
 		}
 		mask := res.Support()
 		for _, b := range a.bounds {
-			if !b.lim.max.AllowsAddOn(&b.n.usage, &res, mask) {
+			if !b.lim.max.AllowsAddOn(&b.n.usage, res, mask) {
 				return false
 			}
 		}
 		return true
 	}
-	return m.Headroom(user, group, queuePath).Allows(res)
+	return m.Headroom(user, group, queuePath).Allows(*res)
 }

@@ -462,7 +462,8 @@ func TestKeptEntryFollowsTheApplication(t *testing.T) {
 		t.Fatalf("second allocation: entry %p (kept %p), error %v", e2, e, err)
 	}
 	f.wantHeadroom("alice", "", "root.a", 1000)
-	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(2000)) || !f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(1000)) {
+	c2000, c1000 := cpu(2000), cpu(1000)
+	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", &c2000) || !f.m.AllowsAs(e, "alice", "", "root.a", "app1", &c1000) {
 		t.Errorf("with the kept entry, 1 vcore of headroom allows 2 vcores or refuses 1")
 	}
 	// a kept entry of another application is not taken for app2
@@ -478,7 +479,8 @@ func TestKeptEntryFollowsTheApplication(t *testing.T) {
 		t.Fatalf("restart: entry %p (stopped %p), error %v", e3, e, err)
 	}
 	f.wantHeadroom("alice", "", "root.a", 3500)
-	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", cpu(4000)) != f.m.Allows("alice", "", "root.a", "app1", cpu(4000)) {
+	c4000 := cpu(4000)
+	if f.m.AllowsAs(e, "alice", "", "root.a", "app1", &c4000) != f.m.Allows("alice", "", "root.a", "app1", c4000) {
 		t.Errorf("a stopped entry answers differently from the look-up")
 	}
 	if err := f.m.CheckEntry("app1", e3); err != nil {

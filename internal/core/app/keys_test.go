@@ -15,6 +15,14 @@ func TestKeyIndexAgainstMap(t *testing.T) {
 		"seeded":  HashKey,
 		"clash-3": func(k string) uint64 { return uint64(len(k)) % 3 },
 		"clash-1": func(string) uint64 { return 7 },
+		// distinct hashes with the same low bits: every key has the
+		// same home slot, so runs are long and deletions shift them
+		"one-home": func(k string) uint64 { return HashKey(k) &^ 0xffff },
+		// and a home at the table's end: the runs wrap around
+		"end-home": func(k string) uint64 { return HashKey(k) | 0xffff },
+		"two-homes": func(k string) uint64 {
+			return HashKey(k)&^0xffff | uint64(len(k)%2)*0xffff
+		},
 	}
 	for name, hash := range hashes {
 		t.Run(name, func(t *testing.T) {
@@ -25,8 +33,22 @@ func TestKeyIndexAgainstMap(t *testing.T) {
 			for i := range keys {
 				keys[i] = fmt.Sprintf("k%d", i*i%1013)
 			}
-			for step := range 4000 {
+			for step := range 6000 {
+				// a random walk, then the index filled, drained (it
+				// shrinks) and walked again
 				key := keys[rng.IntN(len(keys))]
+				switch {
+				case step >= 4000 && step < 4300:
+					key = keys[step-4000]
+					if model[key] != nil {
+						continue
+					}
+				case step >= 4300 && step < 4600:
+					key = keys[step-4300]
+					if model[key] == nil {
+						continue
+					}
+				}
 				h := hash(key)
 				if x := model[key]; x != nil {
 					k.remove(x, h)

@@ -38,7 +38,7 @@ func TestAppHeapRemove(t *testing.T) {
 				}
 			}
 		}
-		for len(in) > len(in)/2 && len(in) > 0 {
+		for keep := len(in) / 2; len(in) > keep; {
 			k := r.IntN(len(in))
 			h.remove(in[k])
 			if in[k].QueueIndex != -1 {

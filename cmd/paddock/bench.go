@@ -33,6 +33,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured part to this file (with more than one scenario, the scenario's number goes before the extension: cpu-1.pprof)")
 	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
+	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
 	describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
 			"nodes and pending asks, each scheduled to completion, printing allocations per second, the latency\n"+
@@ -53,6 +54,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 				scs = append(scs, sc)
 			}
 		}
+	}
+	for i := range scs {
+		scs[i].SeeAllocations = *see
 	}
 	if len(scs) == 0 {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")

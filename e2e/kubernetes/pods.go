@@ -21,6 +21,10 @@ type podSpec struct {
 	priorityClass string
 	nodeSelector  map[string]string
 	never         bool // restartPolicy Never
+	// antiAffinity: required pod anti-affinity on the hostname with pods
+	// of these labels; hostPort: a container port taken on the node
+	antiAffinity map[string]string
+	hostPort     int32
 }
 
 func (c *cluster) createPod(ctx context.Context, s podSpec) error {
@@ -29,6 +33,17 @@ func (c *cluster) createPod(ctx context.Context, s podSpec) error {
 	tmpl.Spec.NodeSelector = s.nodeSelector
 	if s.never {
 		tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
+	}
+	if s.antiAffinity != nil {
+		tmpl.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: s.antiAffinity},
+				TopologyKey:   "kubernetes.io/hostname",
+			}},
+		}}
+	}
+	if s.hostPort != 0 {
+		tmpl.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: s.hostPort, HostPort: s.hostPort, Protocol: corev1.ProtocolTCP}}
 	}
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: s.ns, Labels: s.labels, Annotations: s.annot}, Spec: tmpl.Spec}
 	_, err := c.kube.CoreV1().Pods(s.ns).Create(ctx, p, metav1.CreateOptions{})

@@ -25,6 +25,7 @@ var scenarios = []scenario{
 	{"node-delete", nodeDeleteScenario},
 	{"shim-restart", shimRestartScenario},
 	{"admission", admissionScenario},
+	{"anti-affinity", antiAffinityScenario},
 }
 
 func scenarioNames() []string {
@@ -530,4 +531,72 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	}
 	logf("   all %d bound once each (no bind refused), %s after the restart; Paddock's usage matches", w.pods, since(start))
 	return c.deleteWave(ctx, w)
+}
+
+// antiAffinityScenario: under the binpacking node policy every ask would
+// go to the fullest node that fits, so pods that exclude each other
+// (required pod anti-affinity on the hostname, one host port) test that the
+// shim's node checks see the pods placed before them: Paddock must tell
+// the shim of each allocation (which it assumes on its node) before it
+// asks about the next pod. Each pod must be on a node of its own.
+func antiAffinityScenario(ctx context.Context, c *cluster) error {
+	const ns = "e2e-anti"
+	conf := strings.Replace(defaultQueues, "  - name: default\n", "  - name: default\n    nodesortpolicy:\n      type: binpacking\n", 1)
+	if err := c.writeShimConfig(ctx, conf); err != nil {
+		return err
+	}
+	err := waitFor(ctx, "Paddock's binpacking node policy", time.Minute, 500*time.Millisecond, func() (bool, error) {
+		var ps []struct {
+			NodeSortingPolicy struct {
+				Type string `json:"type"`
+			} `json:"nodeSortingPolicy"`
+		}
+		if err := c.rest(ctx, "/ws/v1/partitions", &ps); err != nil {
+			return false, err
+		}
+		return len(ps) > 0 && ps[0].NodeSortingPolicy.Type == "binpacking", fmt.Errorf("partitions %+v", ps)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   ConfigMap's binpacking node policy reached Paddock")
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	const spread, ports = 6, 4
+	for i := range spread + ports {
+		s := podSpec{ns: ns, name: fmt.Sprintf("spread-%d", i), cpu: "100m", mem: "128Mi",
+			labels: map[string]string{"e2e": "anti", "applicationId": "anti-app", "group": "spread"}}
+		if i < spread {
+			s.antiAffinity = map[string]string{"group": "spread"}
+		} else {
+			s.name, s.hostPort = fmt.Sprintf("port-%d", i-spread), 8080
+			s.labels["group"] = "port"
+		}
+		if err := c.createPod(ctx, s); err != nil {
+			return err
+		}
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "e2e=anti", spread+ports, time.Minute, time.Second); err != nil {
+		return err
+	}
+	for _, group := range []string{"spread", "port"} {
+		pods, err := c.pods(ctx, ns, "e2e=anti,group="+group)
+		if err != nil {
+			return err
+		}
+		on := map[string]string{}
+		for _, p := range pods {
+			if other, taken := on[p.Spec.NodeName]; taken {
+				return fmt.Errorf("%s and %s both on node %s, which their %s forbids", other, p.Name, p.Spec.NodeName,
+					map[string]string{"spread": "required pod anti-affinity", "port": "host port"}[group])
+			}
+			on[p.Spec.NodeName] = p.Name
+		}
+		logf("   %d %s pods on %d nodes", len(pods), group, len(on))
+	}
+	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
+		return err
+	}
+	return c.deleteNamespaceNow(ctx, ns)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -35,6 +36,13 @@ type Scenario struct {
 	// Shared asks of one shape share one SI resource message, so the
 	// RM's own requests take less memory (the scale scenario).
 	Shared bool
+	// SeeAllocations registers the RM as one whose Predicates answers
+	// depend on the allocations it heard of, as the Kubernetes shim's do
+	// (paddock.predicates.seeAllocations, the default): Paddock delivers
+	// every allocation before asking it about the next, one callback per
+	// allocation. Unset, the benchmark's RM, which refuses no node, says
+	// its answers do not depend on them, and deliveries stay batched.
+	SeeAllocations bool
 }
 
 // Scale is the scale scenario of issue 17: a 50,000-node partition and
@@ -47,7 +55,11 @@ func (s Scenario) Name() string {
 	if s.Mixed {
 		shape = "mixed"
 	}
-	return fmt.Sprintf("nodes=%d/asks=%d/apps=%d/queues=%d/%s", s.Nodes, s.Asks, s.Apps, s.Queues, shape)
+	name := fmt.Sprintf("nodes=%d/asks=%d/apps=%d/queues=%d/%s", s.Nodes, s.Asks, s.Apps, s.Queues, shape)
+	if s.SeeAllocations {
+		name += "/see-allocations"
+	}
+	return name
 }
 
 // Result is what one run measured.
@@ -231,7 +243,8 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		setup(svc)
 	}
 	c := &counter{done: make(chan struct{})}
-	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues)}, c); err != nil {
+	extra := map[string]string{config.ExtraPredicatesSeeAllocations: strconv.FormatBool(sc.SeeAllocations)}
+	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues), ExtraConfig: extra}, c); err != nil {
 		return Result{}, err
 	}
 	const batch = 1000

@@ -18,6 +18,9 @@ const (
 	ExtraEventMaxStreams        = "event.maxStreams"
 	ExtraEventMaxStreamsPerHost = "event.maxStreamsPerHost"
 	ExtraEventRESTResponseSize  = "event.RESTResponseSize"
+	// ExtraPredicatesSeeAllocations is Paddock's own: whether the RM's
+	// Predicates answers depend on the allocations it has been told of.
+	ExtraPredicatesSeeAllocations = "paddock.predicates.seeAllocations"
 )
 
 // Extra is the typed form of the extra configuration map. Keys are
@@ -34,6 +37,14 @@ type Extra struct {
 	EventMaxStreams         int
 	EventMaxStreamsPerHost  int
 	EventRESTResponseSize   int
+	// PredicatesSeeAllocations (default true) says the RM answers
+	// Predicates and PreemptionPredicates from its own view of the nodes,
+	// built from the allocations it has heard of (the Kubernetes shim
+	// checks inter-pod affinity, host ports and volumes against the pods it
+	// assumed): Paddock tells it of every allocation decided before asking,
+	// which in a pass means a delivery per allocation. An RM whose answers
+	// do not depend on them sets it false and keeps batched deliveries.
+	PredicatesSeeAllocations bool
 }
 
 // DefaultExtra returns the settings used when the extra map is empty.
@@ -46,6 +57,8 @@ func DefaultExtra() Extra {
 		EventMaxStreams:         100,
 		EventMaxStreamsPerHost:  15,
 		EventRESTResponseSize:   10000,
+
+		PredicatesSeeAllocations: true,
 	}
 }
 
@@ -79,6 +92,14 @@ func ParseExtra(m map[string]string) (Extra, []Problem) {
 			}
 			*dst = n
 		}
+		boolean := func(dst *bool) {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				warn(k, "invalid value %q: want true or false; keeping %v", raw, *dst)
+				return
+			}
+			*dst = b
+		}
 		switch {
 		case k == ExtraHealthCheckInterval:
 			d, err := time.ParseDuration(v)
@@ -88,12 +109,9 @@ func ParseExtra(m map[string]string) (Extra, []Problem) {
 			}
 			e.HealthCheckInterval = d
 		case k == ExtraEventTracking:
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				warn(k, "invalid value %q: want true or false; keeping %v", raw, e.EventTrackingEnabled)
-				continue
-			}
-			e.EventTrackingEnabled = b
+			boolean(&e.EventTrackingEnabled)
+		case k == ExtraPredicatesSeeAllocations:
+			boolean(&e.PredicatesSeeAllocations)
 		case k == ExtraEventRequestCapacity:
 			positive(&e.EventRequestCapacity)
 		case k == ExtraEventRingBuffer:

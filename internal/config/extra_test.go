@@ -38,4 +38,13 @@ func TestParseExtra(t *testing.T) {
 	if e, _ := ParseExtra(map[string]string{"health.checkInterval": "10s"}); e.HealthCheckInterval != 10*time.Second {
 		t.Errorf("interval = %v", e.HealthCheckInterval)
 	}
+	if !DefaultExtra().PredicatesSeeAllocations {
+		t.Error("by default an RM's Predicates is taken to depend on the allocations it heard of")
+	}
+	if e, w := ParseExtra(map[string]string{"paddock.predicates.seeAllocations": "false"}); e.PredicatesSeeAllocations || len(w) != 0 {
+		t.Errorf("seeAllocations false: %v, warnings %v", e.PredicatesSeeAllocations, w)
+	}
+	if e, w := ParseExtra(map[string]string{"paddock.predicates.seeAllocations": "maybe"}); !e.PredicatesSeeAllocations || len(w) != 1 {
+		t.Errorf("seeAllocations maybe: %v (want the default kept), warnings %v", e.PredicatesSeeAllocations, w)
+	}
 }

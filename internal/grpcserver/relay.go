@@ -309,11 +309,23 @@ func (s *Server) detachRelay(r *relay) {
 	r.endWith(status.Error(codes.Canceled, "stream closed"))
 }
 
+// AnswersPredicates reports whether the RM asked for Predicates on its
+// Callbacks stream (rmproxy.Asker).
+func (ss *session) AnswersPredicates() bool {
+	return cbwire.Set(ss.want.Load()).Has(cbwire.BitPredicates)
+}
+
+// AnswersPreemptionPredicates reports whether the RM asked for
+// PreemptionPredicates (rmproxy.Asker).
+func (ss *session) AnswersPreemptionPredicates() bool {
+	return cbwire.Set(ss.want.Load()).Has(cbwire.BitPreemptionPredicates)
+}
+
 // Predicates asks the RM over its Callbacks stream when it asked for
 // Predicates; otherwise every node is allowed (the SI streams cannot ask).
 // An unanswered call refuses the node.
 func (ss *session) Predicates(a *si.PredicatesArgs) error {
-	if !cbwire.Set(ss.want.Load()).Has(cbwire.BitPredicates) {
+	if !ss.AnswersPredicates() {
 		return nil
 	}
 	rep, err := ss.ask(&cbwire.Request{Predicates: a})
@@ -329,7 +341,7 @@ func (ss *session) Predicates(a *si.PredicatesArgs) error {
 // PreemptionPredicates asks the RM when it asked for it; otherwise every
 // plan is accepted. An unanswered call refuses the plan.
 func (ss *session) PreemptionPredicates(a *si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse {
-	if !cbwire.Set(ss.want.Load()).Has(cbwire.BitPreemptionPredicates) {
+	if !ss.AnswersPreemptionPredicates() {
 		return &si.PreemptionPredicatesResponse{Success: true}
 	}
 	rep, err := ss.ask(&cbwire.Request{PreemptionPredicates: a})

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/cbwire"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
 // RMState is a remote RM's state in the spec's lifecycle.
@@ -117,7 +118,10 @@ type attachment struct {
 	endErr error         // status the stream ends with; guarded by Server.mu
 }
 
-var _ api.ResourceManagerCallback = (*session)(nil)
+var (
+	_ api.ResourceManagerCallback = (*session)(nil)
+	_ rmproxy.Asker               = (*session)(nil)
+)
 
 func newSession(s *Server, e *rmEntry, now time.Time) *session {
 	return &session{srv: s, entry: e, registered: now, state: RMRunning, since: now, ord: newOrder()}

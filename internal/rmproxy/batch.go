@@ -62,6 +62,30 @@ func (s *Service) batch() {
 	s.deliver(b.now, false)
 }
 
+// settle delivers what the engine decided so far, before the engine asks
+// RM rmID about a node (Predicates, PreemptionPredicates), when that RM has
+// allocations or releases it has not heard of: it answers from its own view
+// of the nodes, which must hold every pod placed or taken away before (the
+// Kubernetes shim checks required inter-pod anti-affinity and host ports
+// against the pods it assumed on hearing of their allocations; asked before
+// hearing, it let pods that exclude each other onto one node). The call
+// comes between two decisions of a pass, with every decision so far
+// applied, as batch's. A manual service delivers once per Cycle only, and
+// an RM that said its answers do not depend on allocations
+// (paddock.predicates.seeAllocations false) keeps its batches.
+func (s *Service) settle(rmID string) {
+	if s.manual || s.blind[rmID] {
+		return
+	}
+	if rm, ok := s.eng.RM(rmID); !ok || !rm.Undelivered() {
+		if o := s.pending[rmID]; o == nil || len(o.Allocations)+len(o.Released) == 0 {
+			return
+		}
+	}
+	s.afterStep(0, 1)
+	s.deliver(s.batching.now, false)
+}
+
 // delivered notes a delivery, the start of the next batch.
 func (b *batching) delivered() {
 	b.checks = 0

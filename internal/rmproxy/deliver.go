@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/engine"
 	"github.com/paddock-sched/paddock/internal/core/partition"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/resource/siconv"
@@ -18,100 +19,201 @@ import (
 func (s *Service) deliver(now time.Time, pushEvents bool) {
 	s.batching.delivered()
 	for _, rm := range s.eng.Registered() {
-		id := rm.ID
-		defer s.pushEvents(id, now, pushEvents)
-		boxes := rm.Drain()
-		if o := s.pending[id]; o != nil && !o.Empty() {
-			boxes = append([]partition.Outbox{o.Take()}, boxes...)
+		s.deliverTo(rm, now, pushEvents)
+	}
+}
+
+// deliverTo is deliver for one RM. It reads the outboxes in place and
+// empties them after, keeping their arrays, and builds a response only
+// for what there is: with an RM that answers Predicates a pass delivers
+// after every allocation (settle), so a delivery of one allocation makes
+// one heap object.
+func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
+	id := rm.ID
+	defer s.pushEvents(id, now, pushEvents)
+	boxes := s.boxes[:0]
+	s.boxes = nil // a delivery a callback causes makes its own list
+	if o := s.pending[id]; o != nil && !o.Empty() {
+		boxes = append(boxes, o) // decided before the engine's
+	}
+	boxes = rm.Outboxes(boxes)
+	for _, b := range boxes {
+		if s.counting() {
+			s.countBox(id, b)
 		}
-		for i := range boxes {
-			if s.counting() {
-				s.countBox(id, &boxes[i])
-			}
-			s.logRejections(id, &boxes[i])
+		s.logRejections(id, b)
+	}
+	cb := s.callbacks[id]
+	if cb == nil || len(boxes) == 0 {
+		s.emptied(rm, boxes)
+		return
+	}
+	var (
+		acceptedNodes []*si.AcceptedNode
+		rejectedNodes []*si.RejectedNode
+		apps, later   appResponse
+		released      []*si.AllocationRelease
+		rejected      []*si.RejectedAllocation
+	)
+	allocs := newAllocations(boxes)
+	for _, b := range boxes {
+		first := firstAllocs(b)
+		for _, n := range b.AcceptedNodes {
+			acceptedNodes = append(acceptedNodes, &si.AcceptedNode{NodeID: n})
 		}
-		cb := s.callbacks[id]
-		if cb == nil || len(boxes) == 0 {
-			continue
+		for _, r := range b.RejectedNodes {
+			rejectedNodes = append(rejectedNodes, &si.RejectedNode{NodeID: r.ID, Reason: r.Reason})
 		}
-		var nodes si.NodeResponse
-		var apps, later si.ApplicationResponse
-		var allocs si.AllocationResponse
-		n := 0
-		for _, b := range boxes {
-			n += len(b.Allocations)
+		for _, a := range b.AcceptedApps {
+			apps.accepted = append(apps.accepted, &si.AcceptedApplication{ApplicationID: a})
 		}
-		if n > 0 {
-			allocs.New = make([]*si.Allocation, 0, n) // sized once, not grown per batch
+		for _, r := range b.RejectedApps {
+			apps.rejected = append(apps.rejected, &si.RejectedApplication{ApplicationID: r.AppID, Reason: r.Reason})
 		}
-		for _, b := range boxes {
-			first := firstAllocs(b)
-			for _, n := range b.AcceptedNodes {
-				nodes.Accepted = append(nodes.Accepted, &si.AcceptedNode{NodeID: n})
+		for _, u := range b.AppUpdates {
+			to := &apps
+			if i, ok := first[u.AppID]; ok && i < u.Allocs {
+				to = &later // follows an allocation of its application
 			}
-			for _, r := range b.RejectedNodes {
-				nodes.Rejected = append(nodes.Rejected, &si.RejectedNode{NodeID: r.ID, Reason: r.Reason})
-			}
-			for _, a := range b.AcceptedApps {
-				apps.Accepted = append(apps.Accepted, &si.AcceptedApplication{ApplicationID: a})
-			}
-			for _, r := range b.RejectedApps {
-				apps.Rejected = append(apps.Rejected, &si.RejectedApplication{ApplicationID: r.AppID, Reason: r.Reason})
-			}
-			for _, u := range b.AppUpdates {
-				to := &apps
-				if i, ok := first[u.AppID]; ok && i < u.Allocs {
-					to = &later // follows an allocation of its application
-				}
-				to.Updated = append(to.Updated, &si.UpdatedApplication{
-					ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,
-				})
-			}
-			if len(b.Allocations) > 0 {
-				// one block for the batch's messages, not one object each
-				blk := make([]si.Allocation, len(b.Allocations))
-				reg := rm.Registry()
-				for i, x := range b.Allocations {
-					toSI(&blk[i], reg, x, b.Partition)
-					allocs.New = append(allocs.New, &blk[i])
-					// the RM's message has served: an allocation that
-					// lives for hours does not keep it (and its maps) alive
-					x.Origin = nil
-				}
-			}
-			for _, r := range b.Released {
-				allocs.Released = append(allocs.Released, &si.AllocationRelease{
-					PartitionName: r.Partition, ApplicationID: r.AppID, AllocationKey: r.AllocationKey,
-					TerminationType: si.TerminationType(r.Termination), Message: r.Message,
-				})
-			}
-			for _, r := range b.RejectedAllocs {
-				allocs.RejectedAllocations = append(allocs.RejectedAllocations, &si.RejectedAllocation{
-					AllocationKey: r.ID, ApplicationID: r.AppID, Reason: r.Reason,
-				})
-			}
+			to.updated = append(to.updated, &si.UpdatedApplication{
+				ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,
+			})
 		}
-		if len(nodes.Accepted)+len(nodes.Rejected) > 0 {
-			_ = cb.UpdateNode(&nodes)
+		reg := rm.Registry()
+		for _, x := range b.Allocations {
+			toSI(allocs.next(), reg, x, b.Partition)
+			// the RM's message has served: an allocation that lives
+			// for hours does not keep it (and its maps) alive
+			x.Origin = nil
 		}
-		if len(apps.Accepted)+len(apps.Rejected)+len(apps.Updated) > 0 {
-			_ = cb.UpdateApplication(&apps)
+		for _, r := range b.Released {
+			released = append(released, &si.AllocationRelease{
+				PartitionName: r.Partition, ApplicationID: r.AppID, AllocationKey: r.AllocationKey,
+				TerminationType: si.TerminationType(r.Termination), Message: r.Message,
+			})
 		}
-		if len(allocs.New)+len(allocs.Released)+len(allocs.RejectedAllocations) > 0 {
-			_ = cb.UpdateAllocation(&allocs)
-		}
-		if len(later.Updated) > 0 {
-			_ = cb.UpdateApplication(&later)
-		}
-		for _, b := range boxes {
-			for _, w := range b.Waiting {
-				cb.UpdateContainerSchedulingState(&si.UpdateContainerSchedulingStateRequest{
-					ApplicationID: w.AppID, AllocationKey: w.AllocationKey,
-					State: si.UpdateContainerSchedulingStateRequest_FAILED, Reason: w.Reason,
-				})
-			}
+		for _, r := range b.RejectedAllocs {
+			rejected = append(rejected, &si.RejectedAllocation{
+				AllocationKey: r.ID, ApplicationID: r.AppID, Reason: r.Reason,
+			})
 		}
 	}
+	var waiting []*si.UpdateContainerSchedulingStateRequest
+	for _, b := range boxes {
+		for _, w := range b.Waiting {
+			waiting = append(waiting, &si.UpdateContainerSchedulingStateRequest{
+				ApplicationID: w.AppID, AllocationKey: w.AllocationKey,
+				State: si.UpdateContainerSchedulingStateRequest_FAILED, Reason: w.Reason,
+			})
+		}
+	}
+	// everything is built: the outboxes are empty before the RM is called,
+	// so what a callback's own request adds is delivered next time
+	s.emptied(rm, boxes)
+	if len(acceptedNodes)+len(rejectedNodes) > 0 {
+		_ = cb.UpdateNode(&si.NodeResponse{Accepted: acceptedNodes, Rejected: rejectedNodes})
+	}
+	if !apps.empty() {
+		_ = cb.UpdateApplication(apps.response())
+	}
+	if r := allocs.response(released, rejected); r != nil {
+		_ = cb.UpdateAllocation(r)
+	}
+	if !later.empty() {
+		_ = cb.UpdateApplication(later.response())
+	}
+	for _, w := range waiting {
+		cb.UpdateContainerSchedulingState(w)
+	}
+}
+
+// emptied empties the delivered outboxes of rm (boxes, read in place) and
+// keeps the list's array for the next delivery.
+func (s *Service) emptied(rm *engine.RM, boxes []*partition.Outbox) {
+	if o := s.pending[rm.ID]; o != nil {
+		o.Reset()
+	}
+	rm.Delivered()
+	clear(boxes)
+	s.boxes = boxes[:0]
+}
+
+// appResponse collects an ApplicationResponse's lists; the response is
+// made only when there is something to send.
+type appResponse struct {
+	accepted []*si.AcceptedApplication
+	rejected []*si.RejectedApplication
+	updated  []*si.UpdatedApplication
+}
+
+func (r *appResponse) empty() bool {
+	return len(r.accepted)+len(r.rejected)+len(r.updated) == 0
+}
+
+func (r *appResponse) response() *si.ApplicationResponse {
+	return &si.ApplicationResponse{Accepted: r.accepted, Rejected: r.rejected, Updated: r.updated}
+}
+
+// allocations builds the AllocationResponse of a delivery: its messages
+// for the new allocations come from one block, and a delivery of a single
+// allocation (the usual one with an RM that answers Predicates, settle)
+// makes the response, its list and the message as one object.
+type allocations struct {
+	one  *oneAllocation
+	list []*si.Allocation
+	blk  []si.Allocation
+}
+
+// oneAllocation is the response of a delivery of one allocation.
+type oneAllocation struct {
+	resp si.AllocationResponse
+	list [1]*si.Allocation
+	msg  si.Allocation
+}
+
+// newAllocations sizes the messages for the allocations in boxes.
+func newAllocations(boxes []*partition.Outbox) allocations {
+	n := 0
+	for _, b := range boxes {
+		n += len(b.Allocations)
+	}
+	switch n {
+	case 0:
+		return allocations{}
+	case 1:
+		return allocations{one: &oneAllocation{}}
+	}
+	return allocations{list: make([]*si.Allocation, 0, n), blk: make([]si.Allocation, n)}
+}
+
+// next returns the message of the next allocation.
+func (a *allocations) next() *si.Allocation {
+	if a.one != nil {
+		return &a.one.msg
+	}
+	m := &a.blk[len(a.list)]
+	a.list = append(a.list, m)
+	return m
+}
+
+// response returns the AllocationResponse with the releases and rejections,
+// nil when there is nothing to send.
+func (a *allocations) response(released []*si.AllocationRelease, rejected []*si.RejectedAllocation) *si.AllocationResponse {
+	var r *si.AllocationResponse
+	switch {
+	case a.one != nil:
+		a.one.list[0] = &a.one.msg
+		r = &a.one.resp
+		r.New = a.one.list[:]
+	case len(a.list) > 0:
+		r = &si.AllocationResponse{New: a.list}
+	case len(released)+len(rejected) > 0:
+		r = &si.AllocationResponse{}
+	default:
+		return nil
+	}
+	r.Released, r.RejectedAllocations = released, rejected
+	return r
 }
 
 // toSI fills out with the SI message of allocation x, made in partition
@@ -139,7 +241,7 @@ func toSI(out *si.Allocation, reg *resource.Registry, x *app.Allocation, part st
 
 // firstAllocs maps each application with allocations in b to the index of
 // its first one.
-func firstAllocs(b partition.Outbox) map[string]int {
+func firstAllocs(b *partition.Outbox) map[string]int {
 	if len(b.Allocations) == 0 || len(b.AppUpdates) == 0 {
 		return nil
 	}

@@ -93,15 +93,25 @@ func (s *Service) eventBufferOf(rmID string) *eventBuffer {
 	return b
 }
 
-// applyEventCapacity sizes an RM's event buffer from its extra
-// configuration (event.requestCapacity; the default when unset). Values
-// the configuration check refuses leave the buffer as it is.
-func (s *Service) applyEventCapacity(rmID string, extra map[string]string) {
+// applyExtra applies what the service takes from an RM's extra
+// configuration: its event buffer's size (event.requestCapacity; the
+// default when unset) and whether its Predicates sees allocations
+// (paddock.predicates.seeAllocations, settle). A configuration the check
+// warns about leaves both as they are.
+func (s *Service) applyExtra(rmID string, extra map[string]string) {
 	e, probs := config.ParseExtra(extra)
 	if len(probs) > 0 {
 		return
 	}
 	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
+	if e.PredicatesSeeAllocations {
+		delete(s.blind, rmID)
+		return
+	}
+	if s.blind == nil {
+		s.blind = map[string]bool{}
+	}
+	s.blind[rmID] = true
 }
 
 // eventSink is the engine's event sink for one registration of an RM: it

@@ -64,12 +64,28 @@ type Service struct {
 	tally   Tally
 	// batching delivers while a pass runs (batch.go)
 	batching batching
+	// blind holds the RMs whose Predicates answers do not depend on the
+	// allocations they heard of (paddock.predicates.seeAllocations false):
+	// settle leaves their deliveries batched
+	blind map[string]bool
+	// boxes is deliverTo's list of outboxes, kept between deliveries
+	boxes []*partition.Outbox
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
+
+// Asker is implemented by an RM callback that answers Predicates or
+// PreemptionPredicates only at times (the gRPC relay, for an RM that asked
+// for them on its callbacks stream): while it does not, every node is
+// allowed without asking, and the service does not deliver before the call
+// (settle). An in-process RM answers both always.
+type Asker interface {
+	AnswersPredicates() bool
+	AnswersPreemptionPredicates() bool
+}
 
 // ErrStopped is returned by calls made after Stop.
 var ErrStopped = errors.New("scheduler service is stopped")
@@ -278,7 +294,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.mu.Unlock()
 		rmID := req.RmID
 		s.eng.SetEventSink(rmID, s.eventSink(rmID))
-		s.applyEventCapacity(rmID, req.ExtraConfig)
+		s.applyExtra(rmID, req.ExtraConfig)
 		if s.noReserve {
 			s.applyReservations()
 		}
@@ -293,7 +309,11 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// the arguments come from blocks: one object per call is the
 		// largest cost of a decision otherwise)
 		var args []si.PredicatesArgs
+		asks, _ := cb.(Asker)
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) error {
+			if asks == nil || asks.AnswersPredicates() {
+				s.settle(rmID) // the RM has heard of every placement before
+			}
 			if len(args) == 0 {
 				args = make([]si.PredicatesArgs, predicateBlock)
 			}
@@ -305,6 +325,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
+			if asks == nil || asks.AnswersPreemptionPredicates() {
+				s.settle(rmID)
+			}
 			r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{
 				AllocationKey: x.Key, NodeID: nodeID, PreemptAllocationKeys: victims, StartIndex: int32(start),
 			})
@@ -361,7 +384,7 @@ func (s *Service) UpdateConfiguration(req *si.UpdateConfigurationRequest) error 
 			return err
 		}
 		if req.ExtraConfig != nil {
-			s.applyEventCapacity(req.RmID, req.ExtraConfig)
+			s.applyExtra(req.RmID, req.ExtraConfig)
 		}
 		if s.noReserve {
 			s.applyReservations()

@@ -157,13 +157,12 @@ func (s *Service) afterStep(work, made int) {
 		st.counters.RejectedAllocations += uint64(len(o.RejectedAllocs))
 		st.counters.RejectedNodes += uint64(len(o.RejectedNodes))
 	}
-	for _, id := range s.eng.RMs() {
-		rm, _ := s.eng.RM(id)
-		for _, p := range rm.Partitions() {
+	for _, rm := range s.eng.Registered() {
+		rm.PartitionsDo(func(p *partition.Partition) {
 			passes += p.Stats.Passes
 			count(&p.Out)
-		}
-		count(s.pending[id])
+		})
+		count(s.pending[rm.ID])
 	}
 	if passes != st.passes {
 		st.passes = passes

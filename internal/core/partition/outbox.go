@@ -83,6 +83,35 @@ func (o *Outbox) Take() Outbox {
 	return out
 }
 
+// keptCap is the largest array an outbox keeps for its next messages when
+// it is reset: a burst's larger arrays go to the collector.
+const keptCap = 4096
+
+// Reset empties the outbox and keeps its arrays (up to keptCap entries
+// each) for the messages to come, once the caller has delivered what they
+// held and keeps no reference to them.
+func (o *Outbox) Reset() {
+	o.Allocations = reuse(o.Allocations)
+	o.Released = reuse(o.Released)
+	o.RejectedAllocs = reuse(o.RejectedAllocs)
+	o.AcceptedApps = reuse(o.AcceptedApps)
+	o.RejectedApps = reuse(o.RejectedApps)
+	o.AppUpdates = reuse(o.AppUpdates)
+	o.AcceptedNodes = reuse(o.AcceptedNodes)
+	o.Waiting = reuse(o.Waiting)
+	o.RejectedNodes = reuse(o.RejectedNodes)
+}
+
+// reuse returns s emptied, its entries cleared so that nothing they held
+// stays reachable; nil when its array is over keptCap.
+func reuse[T any](s []T) []T {
+	if cap(s) > keptCap {
+		return nil
+	}
+	clear(s)
+	return s[:0]
+}
+
 // Waiting tells the RM that an ask waits for cluster resources: it fits
 // its queues and limits but no node (the autoscaling signal).
 type Waiting struct {

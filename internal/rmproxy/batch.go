@@ -83,7 +83,7 @@ func (s *Service) settle(rmID string) {
 		}
 	}
 	s.afterStep(0, 1)
-	s.deliver(s.batching.now, false)
+	s.deliverEach(s.batching.now, false)
 }
 
 // delivered notes a delivery, the start of the next batch.

@@ -18,6 +18,12 @@ import (
 // hears Accepted, then the allocations, then Running).
 func (s *Service) deliver(now time.Time, pushEvents bool) {
 	s.batching.delivered()
+	s.deliverEach(now, pushEvents)
+}
+
+// deliverEach is deliver without starting a new batch (settle's: the
+// batch clock stays where it is, and reading it per allocation costs).
+func (s *Service) deliverEach(now time.Time, pushEvents bool) {
 	for _, rm := range s.eng.Registered() {
 		s.deliverTo(rm, now, pushEvents)
 	}

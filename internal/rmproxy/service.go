@@ -310,7 +310,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// largest cost of a decision otherwise)
 		var args []si.PredicatesArgs
 		asks, _ := cb.(Asker)
-		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string) error {
+		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
 			if asks == nil || asks.AnswersPredicates() {
 				s.settle(rmID) // the RM has heard of every placement before
 			}
@@ -319,7 +319,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			}
 			a := &args[0]
 			args = args[1:]
-			a.AllocationKey, a.NodeID, a.Allocate = x.Key, nodeID, true
+			a.AllocationKey, a.NodeID, a.Allocate = x.Key, nodeID, allocate
 			return cb.Predicates(a)
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);

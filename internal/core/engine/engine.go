@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/config"
-	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/core/latency"
 	"github.com/paddock-sched/paddock/internal/core/partition"
@@ -77,8 +76,9 @@ func (e *Engine) SetBatch(f func()) {
 	}
 }
 
-// Predicate is an RM's veto on placing an ask on a node.
-type Predicate func(x *app.Allocation, nodeID string) error
+// Predicate is an RM's veto on placing an ask on a node
+// (partition.Predicate).
+type Predicate = partition.Predicate
 
 // SetPredicate installs an RM's node check on all its partitions, present
 // and future.

@@ -28,7 +28,8 @@ import (
 //	register [rm]                   register the RM (default rm "rm")
 //	reload <<END ... END            UpdateConfig; the result is the last error
 //	use RM                          later commands address RM
-//	predicate refuse=N1,N2 ["why"]  the RM's Predicates refuse those nodes
+//	predicate refuse=N1,N2 [when=allocating] ["why"]  the RM's Predicates refuse those nodes
+//	                                (when=allocating: only when asked to place an ask now)
 //	foreign KEY node=N res...       a foreign allocation occupying a node
 //	release-foreign KEY
 //	node ID res... [partition=P] [drain]
@@ -331,8 +332,12 @@ func (s *scenario) do(line, heredoc string) {
 		if len(pos) > 0 {
 			why = pos[0]
 		}
-		s.e.SetPredicate(s.rm, func(x *app.Allocation, nodeID string) error {
-			if refuse[nodeID] {
+		// when=allocating refuses only checks made to place the ask now,
+		// as the Kubernetes shim's resource check (not those for a
+		// reservation or a placeholder's replacement)
+		allocating := kv["when"] == "allocating"
+		s.e.SetPredicate(s.rm, func(x *app.Allocation, nodeID string, allocate bool) error {
+			if refuse[nodeID] && (allocate || !allocating) {
 				return errors.New(why)
 			}
 			return nil

@@ -82,7 +82,7 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
-		if p.predicate != nil && p.predicate(x, ph.NodeID) != nil {
+		if p.predicate != nil && p.predicate(x, ph.NodeID, false) != nil {
 			// the RM refuses that node: replace a placeholder of the
 			// group on another node (reference §2.10), else wait
 			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
@@ -110,7 +110,7 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 			continue
 		}
 		tried[ph.NodeID] = true
-		if p.predicate(x, ph.NodeID) == nil {
+		if p.predicate(x, ph.NodeID, false) == nil {
 			return ph
 		}
 	}

@@ -183,7 +183,7 @@ func (p *Partition) holdForGang(a *app.App, x *app.Allocation, n *node.Node) {
 func (p *Partition) heldNode(a *app.App, x *app.Allocation) *node.Node {
 	for _, n := range p.gangHolds[a.ID] {
 		if n.Schedulable && p.nodes[n.ID] == n && x.Res.Fits(n.Available()) {
-			if p.predicate == nil || p.predicate(x, n.ID) == nil {
+			if p.predicate == nil || p.predicate(x, n.ID, true) == nil {
 				return n
 			}
 		}

@@ -78,10 +78,10 @@ type Partition struct {
 
 	// predicate, when set, is the RM's veto on a node for an ask
 	// (SI Predicates callback); it runs only for nodes that fit.
-	predicate func(x *app.Allocation, nodeID string) error
+	predicate Predicate
 	// rmPredicate is the RM's check as installed; predicate is it, timed
 	// when latency records.
-	rmPredicate func(x *app.Allocation, nodeID string) error
+	rmPredicate Predicate
 	// latency times the scheduling phases, nil for none.
 	latency *latency.Recorder
 	// vetoes counts, per message, the RM's refusals of the latest findNode
@@ -335,10 +335,17 @@ type PreemptCheck func(x *app.Allocation, nodeID string, victims []string, start
 // default) accepts every plan.
 func (p *Partition) SetPreemptCheck(c PreemptCheck) { p.preemptCheck = c }
 
+// Predicate is the RM's node check: ask x may go to the node only when it
+// returns nil (an error says why not). allocate is false when the node is
+// checked for a reservation or for a real ask replacing a placeholder
+// there, as the reference asks (the Kubernetes shim then leaves out the
+// node resources check: the resources are not free yet, or are the
+// placeholder's).
+type Predicate func(x *app.Allocation, nodeID string, allocate bool) error
+
 // SetPredicate installs the RM's node check: a candidate node that fits an
-// ask is only used when pred returns nil (an error says why not). nil
-// removes it.
-func (p *Partition) SetPredicate(pred func(x *app.Allocation, nodeID string) error) {
+// ask is only used when pred returns nil. nil removes it.
+func (p *Partition) SetPredicate(pred Predicate) {
 	p.rmPredicate = pred
 	p.timePredicate()
 }
@@ -358,9 +365,9 @@ func (p *Partition) timePredicate() {
 		p.predicate = pred
 		return
 	}
-	p.predicate = func(x *app.Allocation, nodeID string) error {
+	p.predicate = func(x *app.Allocation, nodeID string, allocate bool) error {
 		start := r.Start(latency.NodeCheck)
-		err := pred(x, nodeID)
+		err := pred(x, nodeID, allocate)
 		r.Stop(latency.NodeCheck, start)
 		return err
 	}

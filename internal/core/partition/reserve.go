@@ -106,7 +106,7 @@ func (p *Partition) tryReserved(now time.Time) int {
 		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, &x.Res) != nil {
 			continue
 		}
-		if p.blockingMaxApps(r.app, leaf) != nil || !p.admits(x, r.node) {
+		if p.blockingMaxApps(r.app, leaf) != nil || !p.admits(x, r.node, true) {
 			continue
 		}
 		p.unreserve(k)
@@ -137,7 +137,7 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 		if !n.Eligible() || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true
 		}
-		if g := shortfall(x.Res, n.Available(), n.Capacity); (best == nil || g < bestGap) && p.admits(x, n) {
+		if g := shortfall(x.Res, n.Available(), n.Capacity); (best == nil || g < bestGap) && p.admits(x, n, false) {
 			best, bestGap = n, g
 		}
 		return true
@@ -209,8 +209,9 @@ func shortfall(ask, avail, capacity resource.Vector) float64 {
 }
 
 // admits reports whether the RM's predicates (if any) let x go to n: a
-// node the RM refuses is neither reserved for an ask nor given to it when
-// the reservation is served.
-func (p *Partition) admits(x *app.Allocation, n *node.Node) bool {
-	return p.predicate == nil || p.predicate(x, n.ID) == nil
+// node the RM refuses is neither reserved for an ask (allocate false: the
+// ask does not fit there yet) nor given to it when the reservation is
+// served (allocate true).
+func (p *Partition) admits(x *app.Allocation, n *node.Node, allocate bool) bool {
+	return p.predicate == nil || p.predicate(x, n.ID, allocate) == nil
 }

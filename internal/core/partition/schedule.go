@@ -333,7 +333,7 @@ func (p *Partition) allowed(x *app.Allocation, n *node.Node) bool {
 	if p.predicate == nil {
 		return true
 	}
-	err := p.predicate(x, n.ID)
+	err := p.predicate(x, n.ID, true)
 	if err == nil {
 		return true
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 )
 
@@ -32,11 +33,14 @@ func (r *batchRecorder) UpdateAllocation(resp *si.AllocationResponse) error {
 // A long pass delivers its allocations in batches of at most MaxBatch, in
 // decision order, each after its decisions were applied (the generation
 // moved), and the RM still hears Accepted, then allocations, then Running.
+// The RM says its Predicates does not depend on allocations, so nothing
+// is delivered early (settle_test.go has the other case).
 func TestPassDeliversInBatches(t *testing.T) {
 	s := New(clock.Real{})
 	defer s.Stop()
 	rec := &batchRecorder{recorder: newRecorder(), s: s}
-	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec); err != nil {
+	extra := map[string]string{config.ExtraPredicatesSeeAllocations: "false"}
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg, ExtraConfig: extra}, rec); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
@@ -57,6 +61,9 @@ func TestPassDeliversInBatches(t *testing.T) {
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if len(rec.sizes) > n/4 {
+		t.Errorf("%d allocations in %d callbacks: not batched", n, len(rec.sizes))
+	}
 	if len(rec.sizes) < (n+MaxBatch-1)/MaxBatch {
 		t.Errorf("%d allocations in %d callbacks %v, want batches of at most %d", n, len(rec.sizes), rec.sizes, MaxBatch)
 	}

@@ -41,10 +41,12 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/cbwire"
 )
 
 // AdminUpdateConfigurationMethod is Paddock's Admin method for
@@ -175,10 +177,18 @@ func (c *Client) Register(ctx context.Context, req *si.RegisterResourceManagerRe
 	if old != nil {
 		old.abort()
 	}
-	if _, err := c.sched.RegisterResourceManager(ctx, req, grpc.WaitForReady(true)); err != nil {
+	// the server numbers the registration; the streams carry the number,
+	// so that one of them reaching the server after a later registration
+	// is refused instead of taking that registration's place
+	var header metadata.MD
+	if _, err := c.sched.RegisterResourceManager(ctx, req, grpc.WaitForReady(true), grpc.Header(&header)); err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}
-	r, err := open(ctx, c.conn, c.sched, req.RmID, cb, c.opts.Callbacks)
+	var epoch string
+	if v := header.Get(cbwire.RegistrationHeader); len(v) == 1 {
+		epoch = v[0]
+	}
+	r, err := open(ctx, c.conn, c.sched, req.RmID, epoch, cb, c.opts.Callbacks)
 	if err != nil {
 		return fmt.Errorf("register %s: %w", req.RmID, err)
 	}

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/cbwire"
 )
 
 type kind int
@@ -50,8 +52,11 @@ type registration struct {
 // open opens the three streams of rmID, greets the server on each (a
 // message with only the rmID attaches the stream) and starts receiving;
 // with callbacks it also opens the Callbacks stream, within regCtx.
-func open(regCtx context.Context, conn grpc.ClientConnInterface, sched si.SchedulerClient, rmID string, cb api.ResourceManagerCallback, callbacks Callback) (*registration, error) {
+func open(regCtx context.Context, conn grpc.ClientConnInterface, sched si.SchedulerClient, rmID, epoch string, cb api.ResourceManagerCallback, callbacks Callback) (*registration, error) {
 	ctx, cancel := context.WithCancel(context.Background())
+	if epoch != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, cbwire.RegistrationHeader, epoch)
+	}
 	r := &registration{rmID: rmID, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	alloc, err := sched.UpdateAllocation(ctx)
 	if err != nil {

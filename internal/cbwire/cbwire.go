@@ -10,6 +10,9 @@
 // generated code, like the Admin service's; on the wire they are ordinary
 // protobuf messages, so RMs in other languages generate them from
 // callbacks.proto.
+//
+// The package also names the metadata by which Paddock's client ties the
+// streams it opens to one registration (RegistrationHeader).
 package cbwire
 
 import (
@@ -25,6 +28,14 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
+
+// RegistrationHeader is the response header of RegisterResourceManager
+// that numbers the registration, and the request metadata by which a client
+// sends the number back on the streams it opens for it: a stream of an
+// earlier registration that reaches the server after a new one is refused
+// rather than taking the new streams' place. A stream without it is
+// attached to the current registration, as the SI expects.
+const RegistrationHeader = "paddock-registration"
 
 // Service and method names; callbacks.proto declares the same.
 const (

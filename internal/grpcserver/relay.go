@@ -226,7 +226,11 @@ func (s *Server) callbacks(st grpc.ServerStream) error {
 	case want == 0:
 		return status.Errorf(codes.InvalidArgument, "Callbacks of rm %s: the first message must list the callbacks to relay (%v)", hello.RmID, cbwire.Names)
 	}
-	r, err := s.attachRelay(hello.RmID, want)
+	epoch, err := epochOf(st.Context())
+	if err != nil {
+		return err
+	}
+	r, err := s.attachRelay(hello.RmID, want, epoch)
 	if err != nil {
 		return err
 	}
@@ -278,7 +282,7 @@ func (s *Server) callbacks(st grpc.ServerStream) error {
 
 // attachRelay makes a new Callbacks stream the current one of rmID's
 // session (ending an older one) and records what the RM asked for.
-func (s *Server) attachRelay(rmID string, want cbwire.Set) (*relay, error) {
+func (s *Server) attachRelay(rmID string, want cbwire.Set, epoch uint64) (*relay, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -291,6 +295,9 @@ func (s *Server) attachRelay(rmID string, want cbwire.Set) (*relay, error) {
 	ss := e.sess
 	if ss.state == RMStopped {
 		return nil, status.Errorf(codes.FailedPrecondition, "Callbacks: rm %q is stopped (%s): register again", rmID, ss.reason)
+	}
+	if err := ss.ownsEpoch("Callbacks", epoch); err != nil {
+		return nil, err
 	}
 	r := &relay{sess: ss, waiting: map[uint64]chan *cbwire.Reply{}, notify: make(chan struct{}, 1), end: make(chan struct{})}
 	if old := ss.relay.Swap(r); old != nil {

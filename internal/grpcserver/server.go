@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/bearer"
+	"github.com/paddock-sched/paddock/internal/cbwire"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
@@ -162,8 +164,11 @@ type Server struct {
 	mu      sync.Mutex
 	rms     map[string]*rmEntry
 	closing bool
-	servers []*grpc.Server
-	wg      sync.WaitGroup // Serve goroutines started by Listen
+	// registrations numbers the registrations made (session.epoch);
+	// guarded by mu
+	registrations uint64
+	servers       []*grpc.Server
+	wg            sync.WaitGroup // Serve goroutines started by Listen
 }
 
 var _ si.SchedulerServer = (*Server)(nil)
@@ -176,7 +181,7 @@ func New(a api.SchedulerAPI, opts Options) *Server {
 
 // RegisterResourceManager registers (or re-registers) an RM with the
 // scheduler. Responses for it go to the streams it opens afterwards.
-func (s *Server) RegisterResourceManager(_ context.Context, req *si.RegisterResourceManagerRequest) (*si.RegisterResourceManagerResponse, error) {
+func (s *Server) RegisterResourceManager(ctx context.Context, req *si.RegisterResourceManagerRequest) (*si.RegisterResourceManagerResponse, error) {
 	if req == nil {
 		return nil, status.Error(codes.InvalidArgument, "register: nil request")
 	}
@@ -215,7 +220,12 @@ func (s *Server) RegisterResourceManager(_ context.Context, req *si.RegisterReso
 		old.supersedeLocked(status.Errorf(codes.Aborted, "rm %s registered again: reopen the stream", req.RmID))
 	}
 	e.sess = sess
+	s.registrations++
+	sess.epoch = s.registrations
 	s.mu.Unlock()
+	// the registration's number, for the client to send on its streams
+	// (a unary call without a gRPC transport, in process, has none to set)
+	_ = grpc.SetHeader(ctx, metadata.Pairs(cbwire.RegistrationHeader, strconv.FormatUint(sess.epoch, 10)))
 	s.log.Info("resource manager registered", "rmID", req.RmID, "version", req.Version, "policyGroup", req.PolicyGroup)
 	if resp == nil {
 		resp = &si.RegisterResourceManagerResponse{}

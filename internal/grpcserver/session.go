@@ -82,7 +82,10 @@ type session struct {
 	srv        *Server
 	entry      *rmEntry
 	registered time.Time
-	ord        *order // cross-stream order (park.go); has its own lock
+	// epoch numbers the registration (cbwire.RegistrationHeader); set
+	// under Server.mu when the session becomes the RM's current one
+	epoch uint64
+	ord   *order // cross-stream order (park.go); has its own lock
 
 	// the Callbacks stream (relay.go), read on the scheduler's goroutine
 	// without Server.mu
@@ -269,8 +272,9 @@ func (ss *session) expire(gen int) {
 		"rm %s stopped: streams not reopened within %s: register again", ss.entry.id, s.opts.ReconnectTimeout))
 }
 
-// attach opens a stream of kind k for the RM rmID.
-func (s *Server) attach(rmID string, k kind) (*attachment, error) {
+// attach opens a stream of kind k for the RM rmID; epoch is the
+// registration the client opened it for (0: not said).
+func (s *Server) attach(rmID string, k kind, epoch uint64) (*attachment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -283,6 +287,9 @@ func (s *Server) attach(rmID string, k kind) (*attachment, error) {
 	ss := e.sess
 	if ss.state == RMStopped {
 		return nil, status.Errorf(codes.FailedPrecondition, "%s: rm %q is stopped (%s): register again", k, rmID, ss.reason)
+	}
+	if err := ss.ownsEpoch(k.String(), epoch); err != nil {
+		return nil, err
 	}
 	a := &attachment{sess: ss, kind: k, notify: make(chan struct{}, 1), end: make(chan struct{})}
 	sl := &ss.slots[k]

@@ -33,7 +33,11 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 	if err != nil {
 		return err
 	}
-	att, err := s.attach(rmID, sp.kind)
+	epoch, err := epochOf(st.Context())
+	if err != nil {
+		return err
+	}
+	att, err := s.attach(rmID, sp.kind, epoch)
 	if err != nil {
 		return err
 	}

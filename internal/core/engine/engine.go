@@ -372,24 +372,6 @@ func (e *Engine) Step(now time.Time) int {
 	return made
 }
 
-// Drain collects every partition's outbox of one RM, including partitions
-// removed since the last call.
-func (rm *RM) Drain() []partition.Outbox {
-	var out []partition.Outbox
-	for _, p := range rm.removed {
-		if !p.Out.Empty() {
-			out = append(out, p.Out.Take())
-		}
-	}
-	rm.removed = nil
-	for _, p := range rm.parts {
-		if !p.Out.Empty() {
-			out = append(out, p.Out.Take())
-		}
-	}
-	return out
-}
-
 // Outboxes appends to dst the RM's outboxes that hold something, those of
 // partitions removed since the last Delivered first, and returns it. The
 // caller reads them in place and calls Delivered when it is done, so that

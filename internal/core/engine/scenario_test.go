@@ -258,7 +258,8 @@ func (s *scenario) collect() {
 	if !ok {
 		return
 	}
-	for _, b := range rm.Drain() {
+	defer rm.Delivered()
+	for _, b := range rm.Outboxes(nil) {
 		for _, x := range b.Allocations {
 			s.allocs[x.AppID+"/"+x.Key] = x.NodeID
 		}

@@ -26,6 +26,7 @@ var scenarios = []scenario{
 	{"shim-restart", shimRestartScenario},
 	{"admission", admissionScenario},
 	{"anti-affinity", antiAffinityScenario},
+	{"reservation", reservationScenario},
 }
 
 func scenarioNames() []string {
@@ -598,5 +599,84 @@ func antiAffinityScenario(ctx context.Context, c *cluster) error {
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return err
 	}
+	return c.deleteNamespaceNow(ctx, ns)
+}
+
+// reservationScenario: a pod too large for the room left on the one node
+// its selector allows reserves that node once it has waited (2 s), so the
+// small pods that keep coming do not take the room it needs. Paddock asks
+// the shim's Predicates about the node for the reservation with
+// allocate=false, as the reference does: the shim then leaves out its node
+// resources check, which would refuse a node whose room is not free yet.
+func reservationScenario(ctx context.Context, c *cluster) error {
+	const ns = "e2e-resv"
+	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=kwok"})
+	if err != nil {
+		return err
+	}
+	if len(nodes.Items) == 0 {
+		return fmt.Errorf("no KWOK node")
+	}
+	node := nodes.Items[len(nodes.Items)-1].Name // the fewest pods from other scenarios
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	pod := func(name, cpu string) podSpec {
+		return podSpec{ns: ns, name: name, cpu: cpu, mem: "128Mi", nodeSelector: map[string]string{"kubernetes.io/hostname": node},
+			labels: map[string]string{"e2e": "resv", "applicationId": "resv-" + name}}
+	}
+	for i := range 3 {
+		if err := c.createPod(ctx, pod(fmt.Sprintf("small-%d", i), "1")); err != nil {
+			return err
+		}
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "e2e=resv", 3, time.Minute, time.Second); err != nil {
+		return err
+	}
+	if err := c.createPod(ctx, pod("big", "2")); err != nil {
+		return err
+	}
+	err = waitFor(ctx, "Paddock's reservation of "+node+" for the big pod", time.Minute, 500*time.Millisecond, func() (bool, error) {
+		var n struct {
+			Reservations []string `json:"reservations"`
+		}
+		if err := c.rest(ctx, "/ws/v1/partition/default/node/"+node, &n); err != nil {
+			return false, err
+		}
+		return len(n.Reservations) > 0, fmt.Errorf("reservations %v", n.Reservations)
+	})
+	if err != nil {
+		return err
+	}
+	logf("   %s reserved for the pod that does not fit there yet", node)
+	// a small pod that would fit in the room left waits: the node is held
+	if err := c.createPod(ctx, pod("late", "1")); err != nil {
+		return err
+	}
+	if _, _, err := c.waitBoundCount(ctx, ns, "e2e=resv", 3, time.Minute, 3*time.Second); err != nil {
+		return fmt.Errorf("with the node reserved: %w", err)
+	}
+	zero := int64(0)
+	if err := c.kube.CoreV1().Pods(ns).Delete(ctx, "small-0", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		return err
+	}
+	err = waitFor(ctx, "the big pod bound on "+node, time.Minute, 500*time.Millisecond, func() (bool, error) {
+		p, err := c.kube.CoreV1().Pods(ns).Get(ctx, "big", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return p.Spec.NodeName == node, fmt.Errorf("node %q", p.Spec.NodeName)
+	})
+	if err != nil {
+		return err
+	}
+	late, err := c.kube.CoreV1().Pods(ns).Get(ctx, "late", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if late.Spec.NodeName != "" {
+		return fmt.Errorf("the late pod bound to %s; want it pending (the node is full)", late.Spec.NodeName)
+	}
+	logf("   a small pod ended: the big pod bound in its place, the late one still waits")
 	return c.deleteNamespaceNow(ctx, ns)
 }

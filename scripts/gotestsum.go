@@ -4,7 +4,11 @@
 // package, how many tests passed, failed and were skipped, the names of the
 // failures with their output, and a total line:
 //
-//	go test -json ./... | go run scripts/gotestsum.go
+//	go test -json ./... | go run scripts/gotestsum.go [-failed FILE]
+//
+// With -failed it also writes the failed top-level tests to FILE, one
+// "package<TAB>test" line each, for a caller that runs them again; FILE is
+// left empty when a package failed to build (nothing to run again).
 package main
 
 import (
@@ -24,6 +28,10 @@ type event struct {
 type counts struct{ pass, fail, skip, subPass, subFail, subSkip int }
 
 func main() {
+	failedFile := ""
+	if len(os.Args) == 3 && os.Args[1] == "-failed" {
+		failedFile = os.Args[2]
+	}
 	per := map[string]*counts{}
 	output := map[string][]string{}
 	var failed []string
@@ -87,6 +95,20 @@ func main() {
 	}
 	fmt.Printf("TOTAL: %d tests passed, %d failed, %d skipped; %d subtests passed, %d failed, %d skipped; %d packages failed to build\n",
 		total.pass, total.fail, total.skip, total.subPass, total.subFail, total.subSkip, len(buildFail))
+	if failedFile != "" {
+		var b strings.Builder
+		if len(buildFail) == 0 {
+			for _, id := range failed {
+				if pkg, test, _ := strings.Cut(id, " "); !strings.Contains(test, "/") {
+					fmt.Fprintf(&b, "%s\t%s\n", pkg, test)
+				}
+			}
+		}
+		if err := os.WriteFile(failedFile, []byte(b.String()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "gotestsum:", err)
+			os.Exit(1)
+		}
+	}
 }
 
 func (c *counts) count(action string, sub bool) {

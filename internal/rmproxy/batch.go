@@ -70,15 +70,16 @@ func (s *Service) batch() {
 // against the pods it assumed on hearing of their allocations; asked before
 // hearing, it let pods that exclude each other onto one node). The call
 // comes between two decisions of a pass, with every decision so far
-// applied, as batch's. A manual service delivers once per Cycle only, and
-// an RM that said its answers do not depend on allocations
-// (paddock.predicates.seeAllocations false) keeps its batches.
+// applied, as batch's. A manual service delivers once per Cycle only; the
+// caller leaves out an RM that said its answers do not depend on
+// allocations (paddock.predicates.seeAllocations false), which keeps its
+// batches.
 func (s *Service) settle(rmID string) {
-	if s.manual || s.blind[rmID] {
+	if s.manual {
 		return
 	}
 	if rm, ok := s.eng.RM(rmID); !ok || !rm.Undelivered() {
-		if o := s.pending[rmID]; o == nil || len(o.Allocations)+len(o.Released) == 0 {
+		if o := s.pending[rmID]; o == nil || !o.Placements() {
 			return
 		}
 	}

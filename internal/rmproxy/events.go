@@ -104,14 +104,21 @@ func (s *Service) applyExtra(rmID string, extra map[string]string) {
 		return
 	}
 	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
-	if e.PredicatesSeeAllocations {
-		delete(s.blind, rmID)
-		return
+	*s.blindOf(rmID) = !e.PredicatesSeeAllocations
+}
+
+// blindOf returns the flag saying RM rmID's Predicates does not depend on
+// the allocations it heard of (Service.blind), made false on first use.
+func (s *Service) blindOf(rmID string) *bool {
+	b := s.blind[rmID]
+	if b == nil {
+		if s.blind == nil {
+			s.blind = map[string]*bool{}
+		}
+		b = new(bool)
+		s.blind[rmID] = b
 	}
-	if s.blind == nil {
-		s.blind = map[string]bool{}
-	}
-	s.blind[rmID] = true
+	return b
 }
 
 // eventSink is the engine's event sink for one registration of an RM: it

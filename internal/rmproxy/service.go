@@ -64,10 +64,11 @@ type Service struct {
 	tally   Tally
 	// batching delivers while a pass runs (batch.go)
 	batching batching
-	// blind holds the RMs whose Predicates answers do not depend on the
-	// allocations they heard of (paddock.predicates.seeAllocations false):
-	// settle leaves their deliveries batched
-	blind map[string]bool
+	// blind holds, per RM, whether its Predicates answers do not depend on
+	// the allocations it heard of (paddock.predicates.seeAllocations
+	// false): settle leaves its deliveries batched. The flag's address is
+	// stable, so the predicate closure reads it without a look-up.
+	blind map[string]*bool
 	// boxes is deliverTo's list of outboxes, kept between deliveries
 	boxes []*partition.Outbox
 	// removedApps maps (partition, app ID) to the queue of applications
@@ -310,8 +311,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// largest cost of a decision otherwise)
 		var args []si.PredicatesArgs
 		asks, _ := cb.(Asker)
+		blind := s.blindOf(rmID)
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
-			if asks == nil || asks.AnswersPredicates() {
+			if !*blind && (asks == nil || asks.AnswersPredicates()) {
 				s.settle(rmID) // the RM has heard of every placement before
 			}
 			if len(args) == 0 {
@@ -325,7 +327,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
-			if asks == nil || asks.AnswersPreemptionPredicates() {
+			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) {
 				s.settle(rmID)
 			}
 			r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{

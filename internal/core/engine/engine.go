@@ -372,34 +372,35 @@ func (e *Engine) Step(now time.Time) int {
 	return made
 }
 
+// outboxesDo calls fn for the outbox of every partition of the RM, those
+// removed since the last Delivered first.
+func (rm *RM) outboxesDo(fn func(*partition.Outbox)) {
+	for _, p := range rm.removed {
+		fn(&p.Out)
+	}
+	for _, p := range rm.parts {
+		fn(&p.Out)
+	}
+}
+
 // Outboxes appends to dst the RM's outboxes that hold something, those of
 // partitions removed since the last Delivered first, and returns it. The
 // caller reads them in place and calls Delivered when it is done, so that
 // the outboxes keep their arrays (a delivery per allocation would regrow
 // them every time).
 func (rm *RM) Outboxes(dst []*partition.Outbox) []*partition.Outbox {
-	for _, p := range rm.removed {
-		if !p.Out.Empty() {
-			dst = append(dst, &p.Out)
+	rm.outboxesDo(func(o *partition.Outbox) {
+		if !o.Empty() {
+			dst = append(dst, o)
 		}
-	}
-	for _, p := range rm.parts {
-		if !p.Out.Empty() {
-			dst = append(dst, &p.Out)
-		}
-	}
+	})
 	return dst
 }
 
 // Delivered empties the RM's outboxes and forgets its removed partitions.
 func (rm *RM) Delivered() {
-	for _, p := range rm.removed {
-		p.Out.Reset()
-	}
+	rm.outboxesDo((*partition.Outbox).Reset)
 	rm.removed = nil
-	for _, p := range rm.parts {
-		p.Out.Reset()
-	}
 }
 
 // PartitionsDo calls fn for each of the RM's partitions, in name order.
@@ -412,17 +413,9 @@ func (rm *RM) PartitionsDo(fn func(*partition.Partition)) {
 // Undelivered reports whether the RM's outboxes hold allocations or
 // releases it has not been told of (not drained yet).
 func (rm *RM) Undelivered() bool {
-	for _, p := range rm.removed {
-		if len(p.Out.Allocations) > 0 || len(p.Out.Released) > 0 {
-			return true
-		}
-	}
-	for _, p := range rm.parts {
-		if len(p.Out.Allocations) > 0 || len(p.Out.Released) > 0 {
-			return true
-		}
-	}
-	return false
+	found := false
+	rm.outboxesDo(func(o *partition.Outbox) { found = found || o.Placements() })
+	return found
 }
 
 // Verify checks every partition's invariants.

@@ -76,6 +76,12 @@ func (o *Outbox) Empty() bool {
 		len(o.AcceptedNodes) == 0 && len(o.RejectedNodes) == 0 && len(o.Waiting) == 0
 }
 
+// Placements reports whether the outbox holds allocations or releases:
+// changes to what the RM has on its nodes.
+func (o *Outbox) Placements() bool {
+	return len(o.Allocations) > 0 || len(o.Released) > 0
+}
+
 // Take returns the collected messages and leaves the outbox empty.
 func (o *Outbox) Take() Outbox {
 	out := *o

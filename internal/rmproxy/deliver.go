@@ -78,8 +78,13 @@ func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 		}
 		for _, u := range b.AppUpdates {
 			to := &apps
-			if i, ok := first[u.AppID]; ok && i < u.Allocs {
-				to = &later // follows an allocation of its application
+			if i, ok := first[u.AppID]; ok && i < u.Allocs || u.State.Terminal() {
+				// follows an allocation of its application, or ends it:
+				// the RM hears of the releases that led there first (a
+				// Hard gang's placeholders as it fails; the shim handles
+				// a release only while the application is not Failed,
+				// and forgets a Completed one at once)
+				to = &later
 			}
 			to.updated = append(to.updated, &si.UpdatedApplication{
 				ApplicationID: u.AppID, State: u.State.String(), StateTransitionTimestamp: u.Time, Message: u.Message,

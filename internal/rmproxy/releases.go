@@ -61,7 +61,9 @@ func (s *Service) rmRelease(p *partition.Partition, a *app.App, key string, tt s
 		return
 	}
 	allocated := !x.Pending() && !x.Linked()
-	echo := allocated && (tt == si.TerminationType_STOPPED_BY_RM || tt == si.TerminationType_UNKNOWN_TERMINATION_TYPE)
+	// a placeholder the scheduler released (timeout, too small) is the
+	// RM confirming that release, whatever type it gives
+	echo := allocated && !x.Released && (tt == si.TerminationType_STOPPED_BY_RM || tt == si.TerminationType_UNKNOWN_TERMINATION_TYPE)
 	if !echo {
 		s.countRMRelease(p, a, key) // an echo is counted when it is delivered
 	}

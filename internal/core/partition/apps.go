@@ -508,6 +508,9 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 	if x.Preempted && term == StoppedByRM {
 		term = PreemptedByScheduler // the RM confirms a preemption
 	}
+	if x.Released && x.Placeholder && x.ReplacedBy() == nil && term == StoppedByRM {
+		term = Timeout // the RM confirms a placeholder the scheduler gave up
+	}
 	p.victimGone(x, leaf)
 	d := dropped{x: x, detail: releaseDetail[term], node: !x.Pending()}
 	if x.Pending() {
@@ -538,13 +541,20 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 
 // checkDone moves an application with nothing left but allocated
 // placeholders to Completing (the reference counts only real allocations;
-// the placeholders go when the Completing timer fires), and a Failing one
-// with nothing left to Failed.
+// the placeholders go when the Completing timer fires), a Completing one
+// whose timer released its placeholders to Completed once the RM confirmed
+// the last, and a Failing one with nothing left to Failed.
 func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
 	if a.PendingCount() > 0 || a.LinkedCount() > 0 {
 		return
 	}
 	switch a.State {
+	case app.Completing:
+		if _, timer := p.completing[a.ID]; timer || a.AllocatedCount() > 0 {
+			return
+		}
+		p.appState(a, app.CompleteEvent, now, "")
+		p.retire(a, now)
 	case app.Accepted, app.Running:
 		if !onlyPlaceholders(a) {
 			return

@@ -119,13 +119,22 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 
 // dropPlaceholder releases a placeholder the scheduler gives up (timed
 // out, or too small for its real ask) and reports it to the RM; it counts
-// as timed out in its task group (dropAllocation).
+// as timed out in its task group (drop). A pending one leaves at once. An
+// allocated one, as in the reference, keeps its room on its node, in its
+// queues and with its user until the RM confirms the release (its pod is
+// gone): nothing is placed in room the pod still holds, and whatever the
+// release leads to (the application's Completed or Failed)
+// follows the RM's confirmation, so the RM never hears of it first (the
+// Kubernetes shim forgets a Completed application at once and then drops
+// the release, leaving the placeholder pod running).
 func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Termination, msg string, now time.Time) {
 	a.MarkReleased(ph)
 	p.Out.Released = append(p.Out.Released, Released{
 		Partition: p.Name, AppID: a.ID, AllocationKey: ph.Key, Termination: t, Message: msg,
 	})
-	p.releaseAllocation(a, ph.Key, t, now)
+	if ph.Pending() {
+		p.releaseAllocation(a, ph.Key, t, now)
+	}
 }
 
 // ConfirmReplacement is the RM's confirmation that placeholder phKey was
@@ -208,17 +217,23 @@ func (p *Partition) gangTimeouts(now time.Time) bool {
 		sortStrings(keys)
 		for _, k := range keys {
 			x, ok := a.Allocation(k)
-			if !ok || x.ReplacedBy() != nil {
-				continue
+			if !ok || x.ReplacedBy() != nil || x.Released {
+				continue // being replaced, or released already
 			}
 			if x.Placeholder {
 				// pending or not, the placeholder's pod exists in the RM
-				p.dropPlaceholder(a, x, Timeout, "placeholder timed out", now)
+				msg := "releasing allocated placeholders on placeholder timeout"
+				if x.Pending() {
+					msg = "releasing pending placeholders on placeholder timeout"
+				}
+				p.dropPlaceholder(a, x, Timeout, msg, now)
 				continue
 			}
 			p.releaseAllocation(a, k, Timeout, now)
 		}
-		if a.State == app.Resuming && len(a.Placeholders()) == 0 {
+		if a.State == app.Resuming {
+			// its asks are scheduled normally from now, while the RM
+			// removes the placeholders' pods
 			p.appState(a, app.RunEvent, now, "")
 		}
 		p.dirty = true // a resumed gang schedules its asks normally

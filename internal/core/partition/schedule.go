@@ -429,9 +429,11 @@ func (p *Partition) Tick(now time.Time) bool {
 		delete(p.completing, id)
 		if a, ok := p.apps[id]; ok && a.State == app.Completing {
 			for _, ph := range sortedAllocs(a.Placeholders()) {
-				p.dropPlaceholder(a, ph, Timeout, "releasing placeholders of a completing application", now)
+				p.dropPlaceholder(a, ph, Timeout, "releasing placeholders on app complete", now)
 			}
 			if a.AllocatedCount() > 0 || a.PendingCount() > 0 {
+				// the timer is spent: the application completes when the
+				// RM has confirmed the last placeholder's release (checkDone)
 				continue
 			}
 			p.appState(a, app.CompleteEvent, now, "")

@@ -67,6 +67,10 @@ type App struct {
 	// resources of its pending asks.
 	Allocated resource.Vector
 	Pending   resource.Vector
+	// Reported sums the pending asks already reported to the RM as
+	// waiting for cluster resources (ScaleUp): they wait for the same
+	// room as the asks reported after them.
+	Reported resource.Vector
 	// MaxAllocated is the high-water mark of Allocated, per resource type:
 	// it goes up with allocations and resizes and never down.
 	MaxAllocated resource.Vector
@@ -235,6 +239,9 @@ func (a *App) enqueueOn(x *Allocation, m resource.Mask) {
 	}
 	a.pending++
 	a.Pending.IncOn(&x.Res, m)
+	if x.ScaleUp {
+		a.Reported.IncOn(&x.Res, m)
+	}
 	a.prio.Add(x.Priority, 1)
 	a.maxPrio = a.prio.Max()
 }
@@ -273,6 +280,9 @@ func (a *App) dequeue(x *Allocation) {
 	}
 	a.pending--
 	a.Pending.DecOn(&x.Res, x.Res.Support())
+	if x.ScaleUp {
+		a.Reported.DecOn(&x.Res, x.Res.Support())
+	}
 	a.prio.Add(x.Priority, -1)
 	a.maxPrio = a.prio.Max()
 }

@@ -170,6 +170,16 @@ func (a *App) AppendLog(dst []LogEntry, x *Allocation) []LogEntry {
 	return out
 }
 
+// ReportWaiting marks pending ask x as reported to the RM as waiting for
+// cluster resources.
+func (a *App) ReportWaiting(x *Allocation) {
+	if x.ScaleUp || !x.Pending() {
+		return
+	}
+	x.ScaleUp = true
+	a.Reported.Inc(x.Res)
+}
+
 // EachWaiting calls fn, oldest first within a class, for every pending ask
 // not yet reported as waiting (ScaleUp unset) whose class's reason
 // satisfies waiting. Classes are visited in the app's

@@ -528,6 +528,9 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 		if idle {
 			p.users.RemoveApp(a.ID)
 		}
+		if x.ScaleUp {
+			p.dirty = true // its room in the autoscaling signal is free (reportWaiting)
+		}
 	} else {
 		leaf.Apply(a, neg(x.Res), resource.Vector{}, 0, 0)
 		_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, x.Res, idle)

@@ -8,6 +8,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/queue"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // ScaleUpInterval is how often asks waiting for cluster resources are
@@ -18,9 +19,13 @@ const ScaleUpInterval = time.Second
 const WaitingReason = "request is waiting for cluster resources become available"
 
 // reportWaiting tells the RM, once per ask, about asks that fit their
-// queues' configured max (the cluster size aside) and their user's limits
-// but no node, so an autoscaler can add nodes. Required-node asks and asks
-// that will replace a placeholder are left out.
+// queues' room (the configured max less what is allocated, on every level
+// below the root: the cluster size aside) and their user's headroom but
+// no node, so an autoscaler can add nodes; as the reference's
+// outstanding requests, the asks of a leaf's applications share its room
+// and those of one application their user's headroom, the asks reported
+// earlier and still pending first. Required-node asks and asks that will
+// replace a placeholder are left out.
 func (p *Partition) reportWaiting(now time.Time) {
 	if !p.lastWaiting.IsZero() && now.Sub(p.lastWaiting) < ScaleUpInterval {
 		return
@@ -45,33 +50,49 @@ func (p *Partition) reportWaiting(now time.Time) {
 	}
 	walk(p.tree.Root)
 	slices.SortFunc(waiting, func(a, b *app.App) int { return strings.Compare(a.ID, b.ID) })
+	room := map[*queue.Queue]*resource.Quota{}
 	for _, a := range waiting {
 		leaf := p.leafOf(a)
 		if leaf == nil {
 			continue
 		}
-		head := p.users.Headroom(a.User, a.Group, a.QueuePath)
+		r := room[leaf]
+		if r == nil {
+			r = new(resource.Quota)
+			for q := leaf; q.Parent != nil; q = q.Parent {
+				*r = r.Min(q.Max.Headroom(q.Allocated))
+			}
+			room[leaf] = r
+		}
+		*r = r.Headroom(a.Reported)
+	}
+	for _, a := range waiting {
+		r := room[p.leafOf(a)]
+		if r == nil {
+			continue
+		}
+		head := p.users.Headroom(a.User, a.Group, a.QueuePath).Headroom(a.Reported)
 		a.EachWaiting(waitsForNodes, func(x *app.Allocation) {
+			if !r.Allows(x.Res) || !head.Allows(x.Res) {
+				return
+			}
+			*r, head = r.Headroom(x.Res), head.Headroom(x.Res)
 			if x.RequiredNode != "" || (x.TaskGroup != "" && !x.Placeholder && a.Placeholder(x.TaskGroup) != nil) {
 				return
 			}
-			for q := leaf; q.Parent != nil; q = q.Parent {
-				if !q.Max.Allows(x.Res) {
-					return
-				}
-			}
-			if !head.Allows(x.Res) {
-				return
-			}
-			x.ScaleUp = true
+			a.ReportWaiting(x)
 			p.Out.Waiting = append(p.Out.Waiting, Waiting{AppID: a.ID, AllocationKey: x.Key, Reason: WaitingReason})
 		})
 	}
 }
 
 // waitsForNodes reports whether an ask passed over for reason r waits for
-// nodes: nothing fit it, or only the root's max (the cluster size) stopped
-// it.
+// nodes: nothing fit it (alone, or with the rest of its gang), or only the
+// root's max (the cluster size) stopped it.
 func waitsForNodes(r app.Reason) bool {
-	return r.Kind == app.NoNodeFits || r.Kind == app.Reserved || r.Kind == app.QueueMax && r.Object == config.RootQueue
+	switch r.Kind {
+	case app.NoNodeFits, app.Reserved, app.GangDoesNotFit:
+		return true
+	}
+	return r.Kind == app.QueueMax && r.Object == config.RootQueue
 }

@@ -47,7 +47,7 @@ func (p *Partition) Verify() error {
 	leafPend := map[string]resource.Vector{}
 	leafAsks := map[string]int{}
 	for id, a := range p.apps {
-		var al, pe resource.Vector
+		var al, pe, rep resource.Vector
 		np, na := 0, 0
 		a.Each(func(x *app.Allocation) bool {
 			if x.Linked() {
@@ -59,6 +59,9 @@ func (p *Partition) Verify() error {
 			if x.Pending() {
 				pe.Inc(x.Res)
 				np++
+				if x.ScaleUp {
+					rep.Inc(x.Res)
+				}
 				return true
 			}
 			al.Inc(x.Res)
@@ -77,6 +80,9 @@ func (p *Partition) Verify() error {
 		})
 		if al != a.Allocated || pe != a.Pending || np != a.PendingCount() || na != a.AllocatedCount() {
 			bad("app %s: allocated %v pending %v, recomputed %v %v", id, a.Allocated, a.Pending, al, pe)
+		}
+		if rep != a.Reported {
+			bad("app %s: reported as waiting %v, recomputed %v", id, a.Reported, rep)
 		}
 		if q, ok := p.tree.Queue(a.QueuePath); !ok || !q.Leaf {
 			bad("app %s in unknown or non-leaf queue %s", id, a.QueuePath)

@@ -723,7 +723,7 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		return false
 	}
 	n, ok := p.nodes[x.RequiredNode]
-	if !ok || !n.Schedulable || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
+	if !ok || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) { // drained or not (findNode)
 		return false
 	}
 	x.SetPreemptCheckedAt(now)

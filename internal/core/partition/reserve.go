@@ -103,7 +103,7 @@ func (p *Partition) tryReserved(now time.Time) int {
 			continue
 		}
 		leaf := p.leafOf(r.app)
-		if leaf == nil || !r.node.Schedulable || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, &x.Res) != nil {
+		if leaf == nil || !r.node.Schedulable && x.RequiredNode == "" || !x.Res.Fits(r.node.Available()) || blockingMax(leaf, &x.Res) != nil {
 			continue
 		}
 		if p.blockingMaxApps(r.app, leaf) != nil || !p.admits(x, r.node, true) {
@@ -151,13 +151,14 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 }
 
 // reserveRequired reserves the node an ask is pinned to at once (no
-// delay, reference §2.9) when the node is known and schedulable, the
+// delay, reference §2.9) when the node is known (drained or not, as
+// findNode), the
 // application holds no other reservation and the node is not reserved
 // for another required-node ask; a reservation or gang hold of a regular
 // ask there is cancelled. It reports whether the ask holds the node.
 func (p *Partition) reserveRequired(a *app.App, x *app.Allocation) bool {
 	n, ok := p.nodes[x.RequiredNode]
-	if p.noReserve || !ok || !n.Schedulable {
+	if p.noReserve || !ok {
 		return false
 	}
 	k := reservationKey(a.ID, x.Key)

@@ -295,11 +295,14 @@ func blockingMax(leaf *queue.Queue, res *resource.Vector) *queue.Queue {
 
 // findNode returns the node an ask should go to, or nil. An ask that
 // avoids a node (its binding failed there, requeue.go) takes any other
-// node that fits first and falls back to the avoided one.
+// node that fits first and falls back to the avoided one. An ask pinned to
+// a node may go there while it is drained (unschedulable), as in the
+// reference: whether it may is the RM's to say (a DaemonSet pod tolerates
+// a cordoned node, and the Kubernetes shim's Predicates let it through).
 func (p *Partition) findNode(x *app.Allocation) *node.Node {
 	if x.RequiredNode != "" {
 		n, ok := p.nodes[x.RequiredNode]
-		if !ok || !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
+		if !ok || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
 			return nil
 		}
 		if !p.allowed(x, n) {

@@ -2,22 +2,27 @@ package resource
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
 // FromMap converts named quantities to a vector, interning new names in
-// sorted order. A negative quantity or one above MaxQuantity is rejected,
-// naming the resource, and so is a map that would need more than Limit
-// types in total; on error the registry is unchanged.
+// sorted order. A quantity of 0 is as good as none: its name is not
+// interned (the Kubernetes shim sends a node's whole allocatable, with
+// hugepages and device-plugin entries at 0, which must not use up the
+// types an RM may have). A negative quantity or one above MaxQuantity is
+// rejected, naming the resource, and so is a map that would need more than
+// Limit types in total; on error the registry is unchanged.
 func (r *Registry) FromMap(m map[string]int64) (Vector, error) {
 	var v Vector
 	if err := r.internMap(m, true); err != nil {
 		return v, err
 	}
 	for n, x := range m {
-		i, _ := r.Index(n)
-		v[i] = x
+		if i, ok := r.Index(n); ok {
+			v[i] = x
+		}
 	}
 	return v, nil
 }
@@ -41,21 +46,23 @@ func (r *Registry) QuotaFromMap(m map[string]int64) (Quota, error) {
 
 // internMap checks the map's values and interns its names, all or nothing.
 // Names are interned in sorted order so index assignment is deterministic.
-// With bounded, a quantity above MaxQuantity is bad too.
+// With bounded (a vector's quantities), a quantity above MaxQuantity is
+// bad too, and a name with 0 is not interned.
 func (r *Registry) internMap(m map[string]int64, bounded bool) error {
-	known := true
+	var fresh []string
 	for n, x := range m {
 		if x < 0 || (bounded && x > MaxQuantity) || n == "" {
 			return firstBad(m, bounded)
 		}
-		if _, ok := r.Index(n); !ok {
-			known = false
+		if _, ok := r.Index(n); !ok && !(bounded && x == 0) {
+			fresh = append(fresh, n)
 		}
 	}
-	if known {
+	if len(fresh) == 0 {
 		return nil
 	}
-	return r.internAll(sortedKeys(m))
+	slices.Sort(fresh)
+	return r.internAll(fresh)
 }
 
 // firstBad reports the bad entry with the smallest name, so the message does

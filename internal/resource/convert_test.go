@@ -13,11 +13,11 @@ func TestFromMapToMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// New names are interned in sorted order.
-	if got, want := r.Names(), []string{"vcore", "memory", "ephemeral-storage", "pods"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	// New names are interned in sorted order; a name with 0 is not.
+	if got, want := r.Names(), []string{"vcore", "memory", "pods"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
-	if want := vec(2000, 1024, 0, 1); v != want {
+	if want := vec(2000, 1024, 1); v != want {
 		t.Errorf("FromMap = %v, want %v", v, want)
 	}
 	m := r.ToMap(v)
@@ -32,6 +32,35 @@ func TestFromMapToMap(t *testing.T) {
 	}
 	if v, err := r.FromMap(nil); err != nil || !v.IsZero() {
 		t.Errorf("FromMap(nil) = %v, %v", v, err)
+	}
+}
+
+// A node's whole allocatable, with its entries at 0 (hugepages, devices
+// the node does not have), fits a registry with room for its other types
+// only: the zeros use up none (reference: zero quantities are pruned).
+func TestFromMapZerosTakeNoType(t *testing.T) {
+	r := NewRegistry()
+	for i := r.Len(); i < MaxTypes-1; i++ {
+		if _, err := r.FromMap(map[string]int64{fmt.Sprint("t", i): 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := map[string]int64{"vcore": 1000, "gpu": 2}
+	for i := range 20 {
+		m[fmt.Sprint("hugepages-", i)] = 0
+	}
+	v, err := r.FromMap(m)
+	if err != nil {
+		t.Fatalf("FromMap with zero entries: %v", err)
+	}
+	if r.Len() != MaxTypes {
+		t.Errorf("%d types interned, want %d", r.Len(), MaxTypes)
+	}
+	if got := r.ToMap(v); len(got) != 2 || got["gpu"] != 2 || got["vcore"] != 1000 {
+		t.Errorf("ToMap = %v, want vcore and gpu", got)
+	}
+	if _, err := r.FromMap(map[string]int64{"another": 1}); err == nil {
+		t.Errorf("a type past the limit was accepted")
 	}
 }
 

@@ -43,6 +43,9 @@ func Known(r *resource.Registry, res *si.Resource) (resource.Vector, bool) {
 	}
 	for name, q := range res.Resources {
 		i, known := r.Index(name)
+		if q != nil && q.Value == 0 && !known {
+			continue // as good as none: not interned (FromMap)
+		}
 		if !known || q == nil || q.Value < 0 || q.Value > resource.MaxQuantity {
 			return resource.Vector{}, false
 		}

@@ -1,6 +1,7 @@
 package rmproxy
 
 import (
+	"slices"
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
@@ -96,15 +97,20 @@ func (s *Service) eventBufferOf(rmID string) *eventBuffer {
 // applyExtra applies what the service takes from an RM's extra
 // configuration: its event buffer's size (event.requestCapacity; the
 // default when unset) and whether its Predicates sees allocations
-// (paddock.predicates.seeAllocations, settle). A configuration the check
-// warns about leaves both as they are.
+// (paddock.predicates.seeAllocations, settle). A key whose value the
+// check warns about leaves its setting as it is; the others apply (a typo
+// in log.level does not cost the RM its event capacity).
 func (s *Service) applyExtra(rmID string, extra map[string]string) {
 	e, probs := config.ParseExtra(extra)
-	if len(probs) > 0 {
-		return
+	bad := func(key string) bool {
+		return slices.ContainsFunc(probs, func(p config.Problem) bool { return p.Key == key })
 	}
-	s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
-	*s.blindOf(rmID) = !e.PredicatesSeeAllocations
+	if !bad(config.ExtraEventRequestCapacity) {
+		s.eventBufferOf(rmID).resize(e.EventRequestCapacity)
+	}
+	if !bad(config.ExtraPredicatesSeeAllocations) {
+		*s.blindOf(rmID) = !e.PredicatesSeeAllocations
+	}
 }
 
 // blindOf returns the flag saying RM rmID's Predicates does not depend on

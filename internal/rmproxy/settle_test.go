@@ -91,16 +91,25 @@ partitions:
 // An RM that says its Predicates answers do not depend on the allocations
 // it heard of (paddock.predicates.seeAllocations false) keeps batched
 // deliveries; by default a pass delivers before every question, so each
-// callback carries the one allocation decided since the last.
+// callback carries the one allocation decided since the last. A bad value
+// of another extra key does not undo the switch.
 func TestPredicatesSeeAllocationsSwitch(t *testing.T) {
-	for _, see := range []bool{true, false} {
-		t.Run(fmt.Sprintf("see=%v", see), func(t *testing.T) {
+	for _, c := range []struct {
+		see    bool
+		typo   bool
+		suffix string
+	}{{true, false, ""}, {false, false, ""}, {false, true, "/bad-log-level"}} {
+		see := c.see
+		t.Run(fmt.Sprintf("see=%v%s", see, c.suffix), func(t *testing.T) {
 			s := New(clock.Real{})
 			defer s.Stop()
 			rec := &batchRecorder{recorder: newRecorder(), s: s}
 			extra := map[string]string{}
 			if !see {
 				extra["paddock.predicates.seeAllocations"] = "false"
+			}
+			if c.typo {
+				extra["log.level"] = "verbose"
 			}
 			if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg, ExtraConfig: extra}, rec); err != nil {
 				t.Fatal(err)

@@ -69,7 +69,9 @@ func (p *Partition) addApp(r AppRequest, now time.Time) error {
 	}
 	leaf, err := p.place(&r)
 	if err != nil {
-		return fmt.Errorf("application %s: %w", r.ID, err)
+		// the reference's wording: the Kubernetes shim shows the text
+		// before the reason's first colon in the pod's status
+		return fmt.Errorf("failed to place application %s: %w", r.ID, err)
 	}
 	if err := checkGang(r, leaf); err != nil {
 		return fmt.Errorf("application %s: %w", r.ID, err)

@@ -205,3 +205,36 @@ func TestCallbackOrder(t *testing.T) {
 		}
 	})
 }
+
+// A change to a node the scheduler does not have (deleted, or never
+// registered) is logged, not answered as a rejected node, as the
+// reference does: the health check would count it as a failed node.
+func TestUnknownNodeChangesNotRejected(t *testing.T) {
+	r := newBindRig(t, "n1")
+	r.rec.order = nil
+	_ = r.s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
+		{NodeID: "ghost", Action: si.NodeInfo_UPDATE, SchedulableResource: res(1000, 1<<30)},
+		{NodeID: "ghost", Action: si.NodeInfo_DRAIN_NODE},
+		{NodeID: "ghost", Action: si.NodeInfo_DRAIN_TO_SCHEDULABLE},
+		{NodeID: "ghost", Action: si.NodeInfo_DECOMISSION},
+		{NodeID: "ghost", Action: si.NodeInfo_ActionFromRM(42)},
+	}})
+	r.cycle()
+	if len(r.rec.order) != 0 {
+		t.Errorf("changes to an unknown node answered %v", r.rec.order)
+	}
+	r.inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		if _, ok := p.Node("ghost"); ok {
+			t.Errorf("an UPDATE created the unknown node")
+		}
+	})
+	// a node that does not register is still rejected
+	_ = r.s.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{
+		{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(1000, 1<<30)},
+	}})
+	r.cycle()
+	if got := strings.Join(r.rec.order, ", "); got != "node-rejected n1" {
+		t.Errorf("a duplicate node: %q, want node-rejected n1", got)
+	}
+}

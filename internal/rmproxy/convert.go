@@ -59,6 +59,16 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 	}
 	// What other schedulers hold on a node arrives as foreign allocations;
 	// the SI has no occupied field any more (docs/compatibility.md).
+	if _, live := p.Node(n.NodeID); !live && n.Action != si.NodeInfo_CREATE && n.Action != si.NodeInfo_CREATE_DRAIN {
+		// a change to a node the scheduler does not have (deleted, or
+		// never registered) is logged, not answered, as the reference
+		// does: a rejection would count as a failed node in the health
+		// check for what is a late update of a node that is gone
+		if l := s.hooks.Logger; l != nil {
+			l.Warn("update of an unknown node ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
+		}
+		return nil
+	}
 	switch n.Action {
 	case si.NodeInfo_CREATE, si.NodeInfo_CREATE_DRAIN:
 		if err := p.AddNode(n.NodeID, capacity, resource.Vector{}, n.Attributes, n.Action == si.NodeInfo_CREATE); err != nil {
@@ -86,15 +96,12 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 		s.tally.NodesRemoved++
 		return nil
 	}
-	if _, live := p.Node(n.NodeID); live {
-		// the node is fine: answering "rejected" would make the shim mark
-		// a healthy node rejected; the reference only logs it
-		if l := s.hooks.Logger; l != nil {
-			l.Warn("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
-		}
-		return nil
+	// the node is fine: answering "rejected" would make the shim mark a
+	// healthy node rejected; the reference only logs it
+	if l := s.hooks.Logger; l != nil {
+		l.Warn("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
 	}
-	return fmt.Errorf("node %s: unknown action %v", n.NodeID, n.Action)
+	return nil
 }
 
 func (s *Service) applyApps(req *si.ApplicationRequest, now time.Time) {

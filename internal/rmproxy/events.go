@@ -13,7 +13,7 @@ import (
 
 // EventCapacity is how many event records wait for the next push to an RM
 // by default; the RM's extra configuration event.requestCapacity sets its
-// own. Older ones are dropped, and counted, when more arrive first.
+// own. Records past it are dropped, and counted, until the next push.
 const EventCapacity = 1000
 
 // EventPushInterval is how often buffered events are pushed to an RM with
@@ -23,62 +23,50 @@ const EventPushInterval = 2 * time.Second
 // MaxEventMessage is the longest event message passed on (reference §7).
 const MaxEventMessage = 1024
 
-// eventBuffer holds an RM's newest events between pushes in a ring:
-// when it is full the oldest is overwritten and counted as dropped.
-// Records are converted to SI messages only when pushed, with reg, the
-// registry of the registration that made them.
+// eventBuffer holds an RM's events between pushes, up to its capacity:
+// when it is full a new record is dropped and counted, as the reference's
+// event store does (it keeps the oldest of an interval; at a high rate
+// most records of an interval are dropped, and dropping the new ones costs
+// no copy). Records are converted to SI messages only when pushed, with
+// reg, the registry of the registration that made them.
 type eventBuffer struct {
-	ring     []event.Record // its length is the capacity
-	start, n int
+	recs     []event.Record // its capacity is the buffer's
 	dropped  uint64
 	lastPush time.Time
 	reg      *resource.Registry
 }
 
+func newEventBuffer(capacity int, now time.Time) *eventBuffer {
+	return &eventBuffer{recs: make([]event.Record, 0, capacity), lastPush: now}
+}
+
 func (b *eventBuffer) add(r *event.Record) {
-	c := len(b.ring)
-	if b.n == c {
-		b.ring[b.start] = *r
-		b.start = wrap(b.start+1, c)
+	if len(b.recs) == cap(b.recs) {
 		b.dropped++
 		return
 	}
-	b.ring[wrap(b.start+b.n, c)] = *r
-	b.n++
+	b.recs = append(b.recs, *r)
 }
 
-// wrap is i mod c for 0 <= i < 2c, without a division (four records per
-// allocation pass through the buffer).
-func wrap(i, c int) int {
-	if i >= c {
-		i -= c
-	}
-	return i
-}
-
-// take returns the buffered records, oldest first, and empties the ring.
+// take returns the buffered records, oldest first, and empties the buffer.
 func (b *eventBuffer) take() []event.Record {
-	out := make([]event.Record, b.n)
-	for i := range out {
-		out[i] = b.ring[(b.start+i)%len(b.ring)]
-	}
-	b.start, b.n = 0, 0
+	out := slices.Clone(b.recs)
+	b.recs = b.recs[:0]
 	return out
 }
 
-// resize changes the capacity, keeping the newest records that fit (the
+// resize changes the capacity, keeping the oldest records that fit (the
 // others count as dropped).
 func (b *eventBuffer) resize(capacity int) {
-	if capacity == len(b.ring) {
+	if capacity == cap(b.recs) {
 		return
 	}
-	recs := b.take()
+	recs := b.recs
 	if len(recs) > capacity {
 		b.dropped += uint64(len(recs) - capacity)
-		recs = recs[len(recs)-capacity:]
+		recs = recs[:capacity]
 	}
-	b.ring = make([]event.Record, capacity)
-	b.n = copy(b.ring, recs)
+	b.recs = append(make([]event.Record, 0, capacity), recs...)
 }
 
 // eventBufferOf is an RM's event buffer, made on first use.
@@ -88,7 +76,7 @@ func (s *Service) eventBufferOf(rmID string) *eventBuffer {
 		if s.events == nil {
 			s.events = map[string]*eventBuffer{}
 		}
-		b = &eventBuffer{ring: make([]event.Record, EventCapacity), lastPush: s.clk.Now()}
+		b = newEventBuffer(EventCapacity, s.clk.Now())
 		s.events[rmID] = b
 	}
 	return b
@@ -179,7 +167,7 @@ func eventToSI(reg *resource.Registry, r event.Record, now time.Time) *si.EventR
 func (s *Service) pushEvents(rmID string, now time.Time, force bool) {
 	b := s.events[rmID]
 	cb := s.callbacks[rmID]
-	if b == nil || cb == nil || b.n == 0 {
+	if b == nil || cb == nil || len(b.recs) == 0 {
 		return
 	}
 	if !force && now.Sub(b.lastPush) < EventPushInterval {

@@ -394,7 +394,9 @@ func TestEventsReachTheRM(t *testing.T) {
 	}
 }
 
-func TestEventBufferKeepsNewest(t *testing.T) {
+// When the buffer is full between two pushes, new records are dropped and
+// counted, as the reference's event store does: the oldest are kept.
+func TestEventBufferKeepsOldest(t *testing.T) {
 	s := NewManual(clock.NewVirtual(time.Unix(0, 0)))
 	var recs []event.Record
 	for i := range EventCapacity + 10 {
@@ -406,13 +408,13 @@ func TestEventBufferKeepsNewest(t *testing.T) {
 	}
 	b := s.events["rm"]
 	got := b.take()
-	if len(got) != EventCapacity || b.dropped != 10 || got[0].ObjectID != "10" || got[len(got)-1].ObjectID != fmt.Sprint(EventCapacity+9) {
+	if len(got) != EventCapacity || b.dropped != 10 || got[0].ObjectID != "0" || got[len(got)-1].ObjectID != fmt.Sprint(EventCapacity-1) {
 		t.Fatalf("buffer %d, dropped %d, oldest %s", len(got), b.dropped, got[0].ObjectID)
 	}
 }
 
 // TestEventRequestCapacity: the RM's event.requestCapacity sizes its event
-// buffer at registration and on reload, keeping the newest records.
+// buffer at registration and on reload, keeping the oldest records.
 func TestEventRequestCapacity(t *testing.T) {
 	s := NewManual(clock.NewVirtual(time.Unix(0, 0)))
 	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm", PolicyGroup: "queues",
@@ -424,24 +426,24 @@ func TestEventRequestCapacity(t *testing.T) {
 		s.eventSink("rm")(event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
 	b := s.events["rm"]
-	if b.n != 5 || b.dropped != 3 {
-		t.Fatalf("capacity 5: %d buffered, %d dropped", b.n, b.dropped)
+	if len(b.recs) != 5 || b.dropped != 3 {
+		t.Fatalf("capacity 5: %d buffered, %d dropped", len(b.recs), b.dropped)
 	}
-	// a reload to 2 keeps the newest two
+	// a reload to 2 keeps the oldest two
 	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", PolicyGroup: "queues",
 		ExtraConfig: map[string]string{"event.requestCapacity": "2"}}); err != nil {
 		t.Fatal(err)
 	}
 	got := b.take()
-	if len(got) != 2 || got[0].ObjectID != "6" || got[1].ObjectID != "7" || b.dropped != 6 {
+	if len(got) != 2 || got[0].ObjectID != "0" || got[1].ObjectID != "1" || b.dropped != 6 {
 		t.Fatalf("after reload: %v, dropped %d", got, b.dropped)
 	}
 	// a reload without the key goes back to the default
 	if err := s.UpdateConfiguration(&si.UpdateConfigurationRequest{RmID: "rm", PolicyGroup: "queues", ExtraConfig: map[string]string{"log.level": "info"}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.ring) != EventCapacity {
-		t.Errorf("capacity %d after the key went, want %d", len(b.ring), EventCapacity)
+	if cap(b.recs) != EventCapacity {
+		t.Errorf("capacity %d after the key went, want %d", cap(b.recs), EventCapacity)
 	}
 }
 

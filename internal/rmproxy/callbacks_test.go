@@ -238,3 +238,35 @@ func TestUnknownNodeChangesNotRejected(t *testing.T) {
 		t.Errorf("a duplicate node: %q, want node-rejected n1", got)
 	}
 }
+
+// An RM that sends a pending ask again with a node (it bound the pod
+// itself) gets it as an allocation on that node, confirmed as new, as the
+// reference's "transitioning from requested to allocated"; an unknown node
+// leaves the ask pending.
+func TestPendingAskBoundByRM(t *testing.T) {
+	r := newBindRig(t, "n1")
+	big := func(node string) {
+		_ = r.s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+			{AllocationKey: "big", ApplicationID: "app1", PartitionName: "default", NodeID: node, ResourcePerAlloc: res(6000, 1<<30)},
+		}})
+	}
+	big("")
+	r.cycle()
+	big("nowhere")
+	r.cycle()
+	if got := r.allocsOf("big"); len(got) != 0 {
+		t.Fatalf("big allocated on an unknown node: %v", got)
+	}
+	big("n1")
+	r.cycle()
+	if got := r.allocsOf("big"); len(got) != 1 || got[0].NodeID != "n1" {
+		t.Fatalf("big: %v, want one allocation on n1", got)
+	}
+	r.inspect(func(e *engine.Engine) {
+		p, _ := e.Partition("rm1", "default")
+		a, _ := p.App("app1")
+		if a.PendingCount() != 0 || a.AllocatedCount() != 1 {
+			t.Errorf("app1: %d pending, %d allocated, want 0 and 1", a.PendingCount(), a.AllocatedCount())
+		}
+	})
+}

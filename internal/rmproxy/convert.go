@@ -300,6 +300,9 @@ func (in *askIntake) add(x *si.Allocation, al *app.Allocation, h uint64, now tim
 	if x.NodeID != "" {
 		if a, ok := p.App(x.ApplicationID); ok {
 			if old, ok := a.Allocation(x.AllocationKey); ok {
+				if old.Pending() && p.BindPending(al, now) {
+					return nil // the RM placed a pending ask itself
+				}
 				res := al.Res
 				in.unused(al)
 				return update(p, old, x, res)

@@ -359,6 +359,32 @@ func (p *Partition) AddAllocation(x *app.Allocation, now time.Time) error {
 	return nil
 }
 
+// BindPending is AddAllocation for an allocation whose key is a pending
+// ask of its application: the RM placed the ask itself (reference
+// partition.UpdateAllocation, "transitioning from requested to
+// allocated"). The ask leaves the pending asks and x, with the node and
+// resources the RM gave, is accounted at any cost and confirmed as new.
+// It reports false, changing nothing, when the key is not a pending ask
+// or x's node is unknown.
+func (p *Partition) BindPending(x *app.Allocation, now time.Time) bool {
+	a, ok := p.apps[x.AppID]
+	if !ok {
+		return false
+	}
+	old, ok := a.Allocation(x.Key)
+	if _, known := p.nodes[x.NodeID]; !ok || !known || !old.Pending() || old.Linked() {
+		return false
+	}
+	if x.Created.IsZero() {
+		x.Created = old.Created
+	}
+	p.drop(a, x.Key, StoppedByRM, now) // quietly: the ask is not cancelled, it is placed
+	if err := p.AddAllocation(x, now); err != nil {
+		p.checkDone(a, p.leafOf(a), now)
+	}
+	return true
+}
+
 func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	a, ok := p.apps[x.AppID]
 	if !ok {

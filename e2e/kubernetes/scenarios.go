@@ -27,6 +27,8 @@ var scenarios = []scenario{
 	{"admission", admissionScenario},
 	{"anti-affinity", antiAffinityScenario},
 	{"reservation", reservationScenario},
+	{"gang-complete", gangCompleteScenario},
+	{"cordon", cordonScenario},
 }
 
 func scenarioNames() []string {

@@ -380,7 +380,7 @@ func (p *Partition) BindPending(x *app.Allocation, now time.Time) bool {
 	}
 	p.drop(a, x.Key, StoppedByRM, now) // quietly: the ask is not cancelled, it is placed
 	if err := p.AddAllocation(x, now); err != nil {
-		p.checkDone(a, p.leafOf(a), now)
+		p.checkDone(a, p.leafOf(a), now, false)
 	}
 	return true
 }
@@ -421,7 +421,10 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if x.Placeholder {
 		p.startGangTimer(a, now) // a recovered gang times out as before the restart
 	}
-	if !x.Placeholder {
+	if !x.Placeholder || a.PlaceholderAllocated == a.PlaceholderAsk {
+		// a real allocation, or the gang's last placeholder: a gang
+		// recovered whole runs as before the restart (reference
+		// addAllocationInternal)
 		p.appState(a, app.RunEvent, now, "")
 	}
 	_ = p.users.Allocate(a.User, a.Group, a.QueuePath, a.ID, x.Res)
@@ -468,7 +471,7 @@ func (p *Partition) Release(appID, key string, now time.Time) bool {
 // the removal, as the reference orders its events).
 func (p *Partition) releaseAllocation(a *app.App, key string, term Termination, now time.Time) {
 	if leaf, d := p.drop(a, key, term, now); leaf != nil {
-		p.checkDone(a, leaf, now)
+		p.checkDone(a, leaf, now, d.node && !d.x.Placeholder)
 		p.reportDrop(a, d, now)
 	}
 }
@@ -571,11 +574,14 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 }
 
 // checkDone moves an application with nothing left but allocated
-// placeholders to Completing (the reference counts only real allocations;
-// the placeholders go when the Completing timer fires), a Completing one
-// whose timer released its placeholders to Completed once the RM confirmed
-// the last, and a Failing one with nothing left to Failed.
-func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
+// placeholders to Completing when a real allocation went (the reference
+// counts only real allocations then; the placeholders go when the
+// Completing timer fires) and with nothing left at all when an ask or a
+// placeholder went (a gang still waiting for its placeholders is not done:
+// its timeout decides), a Completing one whose timer released its
+// placeholders to Completed once the RM confirmed the last, and a Failing
+// one with nothing left to Failed. real says a real allocation went.
+func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time, real bool) {
 	if a.PendingCount() > 0 || a.LinkedCount() > 0 {
 		return
 	}
@@ -587,7 +593,7 @@ func (p *Partition) checkDone(a *app.App, leaf *queue.Queue, now time.Time) {
 		p.appState(a, app.CompleteEvent, now, "")
 		p.retire(a, now)
 	case app.Accepted, app.Running:
-		if !onlyPlaceholders(a) {
+		if !onlyPlaceholders(a) || !real && a.AllocatedCount() > 0 {
 			return
 		}
 		p.unmarkRunning(a, leaf)

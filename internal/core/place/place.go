@@ -233,8 +233,16 @@ func (r *rule) resolve(req Request, tree *queue.Tree) (string, error) {
 		if err != nil || parent == "" {
 			return "", err
 		}
-		if q, ok := tree.Queue(parent); ok && q.Leaf {
+		q, ok := tree.Queue(parent)
+		if ok && q.Leaf {
 			return "", fmt.Errorf("application %s: parent rule %s resolved to leaf queue %s", req.AppID, r.parent.name, parent)
+		}
+		if !ok && !r.parent.create {
+			// as in the reference, a parent rule that may not create its
+			// queue matches only an existing one: a namespace annotated
+			// with a parent the configuration does not have falls to the
+			// next rule instead of escaping into an unlimited new parent
+			return "", nil
 		}
 		path = parent + "." + name
 	default:

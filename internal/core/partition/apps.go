@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/paddock-sched/paddock/internal/config"
@@ -130,9 +131,7 @@ func (p *Partition) place(r *AppRequest) (*queue.Queue, error) {
 		return nil, fmt.Errorf("queue %s is not a leaf queue", res.Queue)
 	}
 	if !q.Managed {
-		if err := p.applyQuotaTags(q, r.Tags); err != nil {
-			return nil, err
-		}
+		p.applyQuotaTags(q, r)
 	}
 	return q, nil
 }
@@ -146,13 +145,20 @@ const (
 	TagMaxApps    = "namespace.resourcemaxapps"
 )
 
-// applyQuotaTags applies the quota tags of an application to the dynamic
-// leaf it is placed in. Malformed tags reject the application.
-func (p *Partition) applyQuotaTags(q *queue.Queue, tags map[string]string) error {
-	parse := func(name string) (resource.Quota, bool, error) {
-		v := tagValue(tags, name)
+// applyQuotaTags applies the quota tags of application r to the dynamic
+// leaf q it is placed in. A tag that does not parse, or a resource quota
+// with a quantity that is not above 0, is ignored with a warning, as in the
+// reference (one bad namespace annotation must not reject every
+// application of the namespace).
+func (p *Partition) applyQuotaTags(q *queue.Queue, r *AppRequest) {
+	bad := func(name, v string, why any) {
+		p.log.Queue.LogAttrs(context.Background(), slog.LevelWarn, "application tag ignored",
+			slog.String("appID", r.ID), slog.String("tag", name), slog.String("value", v), slog.Any("reason", why))
+	}
+	parse := func(name string) (resource.Quota, bool) {
+		v := tagValue(r.Tags, name)
 		if v == "" {
-			return resource.Quota{}, false, nil
+			return resource.Quota{}, false
 		}
 		var m struct {
 			Resources map[string]struct {
@@ -160,36 +166,37 @@ func (p *Partition) applyQuotaTags(q *queue.Queue, tags map[string]string) error
 			} `json:"resources"`
 		}
 		if err := json.Unmarshal([]byte(v), &m); err != nil {
-			return resource.Quota{}, false, fmt.Errorf("tag %s: %v", name, err)
+			bad(name, v, err)
+			return resource.Quota{}, false
 		}
 		vals := map[string]int64{}
 		for k, x := range m.Resources {
+			if x.Value <= 0 {
+				bad(name, v, "resource quantities should be greater than zero")
+				return resource.Quota{}, false
+			}
 			vals[k] = x.Value
 		}
 		qt, err := p.reg.QuotaFromMap(vals)
 		if err != nil {
-			return resource.Quota{}, false, fmt.Errorf("tag %s: %v", name, err)
+			bad(name, v, err)
+			return resource.Quota{}, false
 		}
-		return qt, len(vals) > 0, nil
+		return qt, len(vals) > 0
 	}
-	maxQ, hasMax, err := parse(TagQuota)
-	if err != nil {
-		return err
-	}
-	guar, hasGuar, err := parse(TagGuaranteed)
-	if err != nil {
-		return err
-	}
+	maxQ, hasMax := parse(TagQuota)
+	guar, hasGuar := parse(TagGuaranteed)
 	var maxApps uint64
-	if v := tagValue(tags, TagMaxApps); v != "" {
-		if maxApps, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return fmt.Errorf("tag %s: %q is not a count", TagMaxApps, v)
+	if v := tagValue(r.Tags, TagMaxApps); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			bad(TagMaxApps, v, "not a count")
 		}
+		maxApps = n
 	}
 	if hasMax || hasGuar || maxApps > 0 {
 		p.tree.Override(q, maxQ, hasMax, guar, hasGuar, maxApps)
 	}
-	return nil
 }
 
 func tagValue(tags map[string]string, name string) string {

@@ -159,7 +159,16 @@ func (p *Partition) Schedule(now time.Time) int {
 		if x.Victims() > 0 {
 			if r, has := p.reserved[reservationKey(a.ID, x.Key)]; has {
 				// a preempting ask waits for its victims' node, which it
-				// holds; tryReserved places it there once they are gone
+				// holds (tryReserved places it there once they are gone);
+				// meanwhile it takes any node that fits it first, as the
+				// reference's tryReservedAllocate tries the other nodes:
+				// a victim may take long to go, or never
+				if n := p.elsewhere(a, leaf, x); n != nil {
+					p.allocate(a, leaf, x, n, now)
+					made++
+					p.placed(&s, 1)
+					continue
+				}
 				a.SetWhy(x, app.Reason{Kind: app.Preempting, Object: r.node.ID})
 				p.deferAsk(&s, a, x)
 				continue
@@ -235,6 +244,21 @@ func (p *Partition) Schedule(now time.Time) int {
 	p.reportWaiting(now)
 	p.Stats.Allocations += uint64(made)
 	return made
+}
+
+// elsewhere returns a node preempting ask x of a, in leaf, fits now
+// within its user's and queues' limits, or nil. Its victims keep their
+// room until the RM confirms them, so its own reserved node does not fit
+// it before that.
+func (p *Partition) elsewhere(a *app.App, leaf *queue.Queue, x *app.Allocation) *node.Node {
+	if !p.users.AllowsAs(usageEntry(a), a.User, a.Group, a.QueuePath, a.ID, &x.Res) || blockingMax(leaf, &x.Res) != nil {
+		return nil
+	}
+	n := p.findNode(x)
+	if len(p.vetoes) > 0 {
+		clear(p.vetoes)
+	}
+	return n
 }
 
 func (p *Partition) deferAsk(s *pass, a *app.App, x *app.Allocation) {

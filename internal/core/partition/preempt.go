@@ -120,23 +120,29 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 }
 
 // underGuarantee reports whether the ask's queue may trigger preemption
-// (law 4): some queue on its path guarantees a type the ask uses, and the
-// ask fits every such guarantee on top of what the queue holds.
+// (law 4): some queue on its path guarantees a type the ask uses, and for
+// each such type the ask fits the guarantee of the lowest queue that sets
+// it, on top of what that queue holds. A queue's own guarantee takes
+// precedence over its ancestors', as in the reference's remaining
+// guaranteed resource of the ask queue: a parent over its guarantee
+// because one child over-uses does not stop another child under its own
+// from preempting that child.
 func underGuarantee(leaf *queue.Queue, ask resource.Vector) bool {
 	constrained := false
-	for q := leaf; q != nil && q.Parent != nil; q = q.Parent {
-		for i, x := range ask {
-			if x <= 0 {
-				continue
-			}
+	for i, x := range ask {
+		if x <= 0 {
+			continue
+		}
+		for q := leaf; q != nil && q.Parent != nil; q = q.Parent {
 			g, ok := q.Guaranteed.Limit(resource.Index(i))
 			if !ok {
 				continue
 			}
-			constrained = true
 			if q.Allocated[i]+x > g {
 				return false
 			}
+			constrained = true
+			break
 		}
 	}
 	return constrained

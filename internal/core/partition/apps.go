@@ -294,7 +294,13 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, h uin
 	}
 	delete(p.completing, a.ID)
 	switch a.State {
-	case app.New, app.Resuming, app.Completing:
+	case app.Completing:
+		// running again, as it was: counted at once, so no queue or user
+		// maxapplications holds it back (reference: only Accepted
+		// applications are gated)
+		p.markRunning(a, p.leafOf(a))
+		p.appState(a, app.RunEvent, now, "")
+	case app.New, app.Resuming:
 		p.appState(a, app.RunEvent, now, "")
 	}
 	p.emitApp(event.Add, event.AppRequest, a.ID, x.Key, "", &x.Res, now) // after Accepted, as the reference

@@ -190,7 +190,10 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 		q.Template = c.Template
 		q.Config = c
 	}
-	// configured queues that are gone drain, with everything below them
+	// configured queues that are gone drain, with the configured queues
+	// below them; a dynamic queue below stays active, as in the reference
+	// (removal marks managed queues only): the namespaces placed there
+	// keep scheduling, and a parent put back finds them as they were
 	for path, q := range t.byPath {
 		if q.Managed && !seen[path] {
 			q.markDraining()
@@ -204,6 +207,9 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 }
 
 func (q *Queue) markDraining() {
+	if !q.Managed {
+		return
+	}
 	q.State = Draining
 	for _, c := range q.children {
 		c.markDraining()

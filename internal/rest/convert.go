@@ -295,7 +295,7 @@ func allocationInfo(p *snapshot.Partition, x *snapshot.Allocation) AllocationInf
 	ai := AllocationInfo{
 		AllocationKey: x.Key, AllocationTags: strMap(x.Tags), RequestTime: nanos(x.Created),
 		AllocationTime: nanos(x.Allocated), Resource: p.Map(x.Res), Priority: strconv.Itoa(int(x.Priority)),
-		NodeID: x.NodeID, ApplicationID: x.AppID, Placeholder: x.Placeholder, PlaceholderUsed: x.Replacing != "",
+		NodeID: x.NodeID, ApplicationID: x.AppID, Placeholder: x.Placeholder, PlaceholderUsed: x.PlaceholderUsed,
 		TaskGroupName: x.TaskGroup, Originator: x.Originator, Preempted: x.Preempted,
 	}
 	if !x.Created.IsZero() && !x.Allocated.IsZero() {

@@ -48,6 +48,9 @@ type Allocation struct {
 	// binding) or resized in place: it is accounted at any cost, so it may
 	// push its node or queues over their limits.
 	Forced bool
+	// PlaceholderUsed marks an allocation that took a placeholder's place
+	// (REST placeholderUsed).
+	PlaceholderUsed bool
 	// Released is set while a release initiated by the scheduler (placeholder
 	// replacement, preemption, timeout) waits for the RM's confirmation.
 	Released bool

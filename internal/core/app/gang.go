@@ -104,6 +104,7 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	link(x, nil)
 	a.linked--
 	x.NodeID = ph.NodeID
+	x.PlaceholderUsed = true
 	x.SetAvoid("")
 	x.Allocated = ph.Allocated
 	x.rebind(now)

@@ -214,6 +214,7 @@ func allocationOf(x *app.Allocation) Allocation {
 		Key: x.Key, AppID: x.AppID, NodeID: x.NodeID, Tags: x.Tags, Created: x.Created, Allocated: x.Allocated,
 		Res: x.Res, Priority: x.Priority, Placeholder: x.Placeholder, TaskGroup: x.TaskGroup,
 		Originator: x.Originator, Forced: x.Forced, PreemptSelf: x.PreemptSelf, Preempted: x.Preempted,
+		PlaceholderUsed: x.PlaceholderUsed,
 	}
 	if x.Replacing() != nil {
 		out.Replacing = x.Replacing().Key

@@ -216,11 +216,13 @@ type Allocation struct {
 	Placeholder        bool
 	// Replacing is the key of the placeholder this allocation replaces
 	// (set while the replacement is being confirmed).
-	Replacing   string
-	TaskGroup   string
-	Originator  bool
-	Forced      bool
-	PreemptSelf bool
+	Replacing string
+	// PlaceholderUsed marks an allocation that took a placeholder's place.
+	PlaceholderUsed bool
+	TaskGroup       string
+	Originator      bool
+	Forced          bool
+	PreemptSelf     bool
 	// Preempted marks a victim of preemption waiting for the RM's release.
 	Preempted bool
 }

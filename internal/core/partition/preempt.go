@@ -723,10 +723,19 @@ func (p *Partition) verifyPreempting(bad func(string, ...any)) {
 // preemption policies, takes victims from that node only, never other
 // required-node allocations or higher priorities, and prefers regular
 // allocations, then opted-out ones, then originators; within each, lower
-// priority, newest and smaller first. One attempt per ask.
+// priority, newest and smaller first. An attempt that finds no victims is
+// made again after PreemptionRetry.
 func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now time.Time) bool {
-	if !p.preemptionEnabled() || x.Victims() > 0 || !x.PreemptCheckedAt().IsZero() {
+	if !p.preemptionEnabled() || x.Victims() > 0 {
 		return false
+	}
+	if c := x.PreemptCheckedAt(); !c.IsZero() {
+		// an attempt that found no victims is made again, as the
+		// reference retries while the node cannot take the ask
+		if due := c.Add(PreemptionRetry); now.Before(due) {
+			p.wakeAt(due)
+			return false
+		}
 	}
 	n, ok := p.nodes[x.RequiredNode]
 	if !ok || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) { // drained or not (findNode)

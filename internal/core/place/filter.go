@@ -12,7 +12,8 @@ import (
 const specials = "^$*+?()[{}|"
 
 // filter is a compiled rule filter (reference §1.9): a single entry is a
-// name or, with regex specials, an anchored regular expression; two or
+// name or, with regex specials, a regular expression matched anywhere in
+// the name (as the reference does: write ^ and $ for whole names); two or
 // more entries are a literal list.
 type filter struct {
 	deny          bool
@@ -41,7 +42,10 @@ func compileMatcher(list []string) (matcher, error) {
 	case 1:
 		e := strings.TrimSpace(list[0])
 		if strings.ContainsAny(e, specials) {
-			re, err := regexp.Compile("^(?:" + e + ")$")
+			// unanchored, as the reference matches it: "admin|ops" also
+			// takes "cluster-admin"; a configuration that means whole
+			// names writes ^ and $
+			re, err := regexp.Compile(e)
 			if err != nil {
 				return matcher{}, fmt.Errorf("filter regexp %q: %w", e, err)
 			}

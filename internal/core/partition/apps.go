@@ -378,15 +378,15 @@ func (p *Partition) AddAllocation(x *app.Allocation, now time.Time) error {
 // allocated"). The ask leaves the pending asks and x, with the node and
 // resources the RM gave, is accounted at any cost and confirmed as new.
 // It reports false, changing nothing, when the key is not a pending ask
-// or x's node is unknown.
+// (or is a placeholder's) or x's node is unknown.
 func (p *Partition) BindPending(x *app.Allocation, now time.Time) bool {
 	a, ok := p.apps[x.AppID]
 	if !ok {
 		return false
 	}
 	old, ok := a.Allocation(x.Key)
-	if _, known := p.nodes[x.NodeID]; !ok || !known || !old.Pending() || old.Linked() {
-		return false
+	if _, known := p.nodes[x.NodeID]; !ok || !known || !old.Pending() || old.Linked() || old.Placeholder {
+		return false // a placeholder's bookkeeping (its task group) stays the scheduler's
 	}
 	if x.Created.IsZero() {
 		x.Created = old.Created

@@ -662,22 +662,11 @@ func reservationScenario(ctx context.Context, c *cluster) error {
 	if err := c.kube.CoreV1().Pods(ns).Delete(ctx, "small-0", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		return err
 	}
-	err = waitFor(ctx, "the big pod bound on "+node, time.Minute, 500*time.Millisecond, func() (bool, error) {
-		p, err := c.kube.CoreV1().Pods(ns).Get(ctx, "big", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return p.Spec.NodeName == node, fmt.Errorf("node %q", p.Spec.NodeName)
-	})
-	if err != nil {
+	if err := c.waitPodOn(ctx, ns, "big", node, "the big pod bound on "+node); err != nil {
 		return err
 	}
-	late, err := c.kube.CoreV1().Pods(ns).Get(ctx, "late", metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	if late.Spec.NodeName != "" {
-		return fmt.Errorf("the late pod bound to %s; want it pending (the node is full)", late.Spec.NodeName)
+	if on, err := c.podNode(ctx, ns, "late"); err != nil || on != "" {
+		return fmt.Errorf("the late pod bound to %q (%v); want it pending (the node is full)", on, err)
 	}
 	logf("   a small pod ended: the big pod bound in its place, the late one still waits")
 	return c.deleteNamespaceNow(ctx, ns)

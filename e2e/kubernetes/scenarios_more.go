@@ -149,25 +149,14 @@ func cordonScenario(ctx context.Context, c *cluster) error {
 	if err != nil {
 		return err
 	}
-	pinned, err := c.kube.CoreV1().Pods(ns).Get(ctx, "pinned", metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	if pinned.Spec.NodeName != "" {
-		return fmt.Errorf("a regular pod was bound to the cordoned node %s", pinned.Spec.NodeName)
+	if on, err := c.podNode(ctx, ns, "pinned"); err != nil || on != "" {
+		return fmt.Errorf("a regular pod was bound to the cordoned node %q (%v)", on, err)
 	}
 	logf("   %s cordoned: the DaemonSet's pod bound there, a regular pod selecting it waits", node)
 	if err := cordon(false); err != nil {
 		return err
 	}
-	err = waitFor(ctx, "the regular pod bound once the node is uncordoned", time.Minute, 500*time.Millisecond, func() (bool, error) {
-		p, err := c.kube.CoreV1().Pods(ns).Get(ctx, "pinned", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return p.Spec.NodeName == node, fmt.Errorf("node %q", p.Spec.NodeName)
-	})
-	if err != nil {
+	if err := c.waitPodOn(ctx, ns, "pinned", node, "the regular pod bound once the node is uncordoned"); err != nil {
 		return err
 	}
 	// the DaemonSet first: its controller would recreate its pod
@@ -175,6 +164,26 @@ func cordonScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	return c.deleteNamespaceNow(ctx, ns)
+}
+
+// podNode returns the node pod ns/name is bound to, "" while it is not.
+func (c *cluster) podNode(ctx context.Context, ns, name string) (string, error) {
+	p, err := c.kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return p.Spec.NodeName, nil
+}
+
+// waitPodOn waits up to a minute for pod ns/name to be bound to node.
+func (c *cluster) waitPodOn(ctx context.Context, ns, name, node, what string) error {
+	return waitFor(ctx, what, time.Minute, 500*time.Millisecond, func() (bool, error) {
+		on, err := c.podNode(ctx, ns, name)
+		if err != nil {
+			return false, err
+		}
+		return on == node, fmt.Errorf("node %q", on)
+	})
 }
 
 func podNodes(pods []corev1.Pod) map[string]string {

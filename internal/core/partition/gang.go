@@ -123,10 +123,10 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 // allocated one, as in the reference, keeps its room on its node, in its
 // queues and with its user until the RM confirms the release (its pod is
 // gone): nothing is placed in room the pod still holds, and whatever the
-// release leads to (the application's Completed or Failed)
-// follows the RM's confirmation, so the RM never hears of it first (the
-// Kubernetes shim forgets a Completed application at once and then drops
-// the release, leaving the placeholder pod running).
+// release leads to (the application's Completed or Failed) follows the
+// RM's confirmation, so the RM never hears of it first (the Kubernetes
+// shim forgets a Completed application at once and then drops the
+// release, leaving the placeholder pod running).
 func (p *Partition) dropPlaceholder(a *app.App, ph *app.Allocation, t Termination, msg string, now time.Time) {
 	a.MarkReleased(ph)
 	p.Out.Released = append(p.Out.Released, Released{

@@ -152,10 +152,10 @@ func (p *Partition) maybeReserve(a *app.App, x *app.Allocation, now time.Time) b
 
 // reserveRequired reserves the node an ask is pinned to at once (no
 // delay, reference §2.9) when the node is known (drained or not, as
-// findNode), the
-// application holds no other reservation and the node is not reserved
-// for another required-node ask; a reservation or gang hold of a regular
-// ask there is cancelled. It reports whether the ask holds the node.
+// findNode), the application holds no other reservation and the node is
+// not reserved for another required-node ask; a reservation or gang hold
+// of a regular ask there is cancelled. It reports whether the ask holds
+// the node.
 func (p *Partition) reserveRequired(a *app.App, x *app.Allocation) bool {
 	n, ok := p.nodes[x.RequiredNode]
 	if p.noReserve || !ok {

@@ -58,10 +58,8 @@ func (p *Partition) reportWaiting(now time.Time) {
 		}
 		r := room[leaf]
 		if r == nil {
-			r = new(resource.Quota)
-			for q := leaf; q.Parent != nil; q = q.Parent {
-				*r = r.Min(q.Max.Headroom(q.Allocated))
-			}
+			h := leaf.ConfiguredHeadroom()
+			r = &h
 			room[leaf] = r
 		}
 		*r = r.Headroom(a.Reported)

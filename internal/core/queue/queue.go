@@ -176,9 +176,24 @@ func (q *Queue) Priority() int32 { return q.prio }
 
 // Headroom is what may still be allocated in q: the minimum over the path
 // to the root of max minus allocated, unset types unlimited.
-func (q *Queue) Headroom() resource.Quota {
+func (q *Queue) Headroom() resource.Quota { return q.headroomBelow(nil) }
+
+// ConfiguredHeadroom is Headroom without the root, whose max is the
+// cluster's size: what the configured maxima leave q, however many nodes
+// there are (what an autoscaler may add nodes for).
+func (q *Queue) ConfiguredHeadroom() resource.Quota {
+	root := q
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	return q.headroomBelow(root)
+}
+
+// headroomBelow is Headroom over the path from q up to, not including,
+// top (nil: the whole path).
+func (q *Queue) headroomBelow(top *Queue) resource.Quota {
 	var h resource.Quota
-	for x := q; x != nil; x = x.Parent {
+	for x := q; x != top; x = x.Parent {
 		if !x.Max.IsUnlimited() {
 			h = h.Min(x.Max.Headroom(x.Allocated))
 		}

@@ -128,6 +128,9 @@ type RM struct {
 	preemptCheck partition.PreemptCheck
 	events       bool
 	sink         func(event.Record)
+	// paused is set while the RM's callbacks are stalled (Pause): its
+	// partitions run their timers but no pass
+	paused bool
 }
 
 // New returns an engine with no resource managers.
@@ -366,10 +369,31 @@ func (e *Engine) Step(now time.Time) int {
 	for _, rm := range e.sorted {
 		for _, p := range rm.parts {
 			p.Tick(now)
-			made += p.Schedule(now)
+			if !rm.paused {
+				made += p.Schedule(now)
+			}
 		}
 	}
 	return made
+}
+
+// Pause stops (on) or resumes the scheduling passes of an RM's partitions:
+// the service pauses an RM that has not returned from a callback for long,
+// so that what it decides for the RM does not pile up unheard. Timers
+// still fire (a gang's timeout, an application's expiry). On resuming,
+// every partition of the RM runs a pass again, its asks refused while the
+// RM was stalled included.
+func (e *Engine) Pause(rmID string, on bool) {
+	rm, ok := e.rms[rmID]
+	if !ok || rm.paused == on {
+		return
+	}
+	rm.paused = on
+	if !on {
+		for _, p := range rm.parts {
+			p.Reconsider()
+		}
+	}
 }
 
 // outboxesDo calls fn for the outbox of every partition of the RM, those

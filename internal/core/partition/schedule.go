@@ -495,6 +495,11 @@ func (p *Partition) Tick(now time.Time) bool {
 // Dirty reports whether a pass could allocate something.
 func (p *Partition) Dirty() bool { return p.dirty }
 
+// Reconsider makes the next Schedule run a pass over every waiting ask,
+// as after a change of the partition: for a change outside it (the RM's
+// node checks answering again).
+func (p *Partition) Reconsider() { p.dirty = true }
+
 // NextTimer returns the earliest time at which Tick or Schedule has
 // something to do without any new input (a Completing application
 // completes, an ask may reserve, a terminated application expires, a

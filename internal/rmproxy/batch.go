@@ -74,17 +74,24 @@ func (s *Service) batch() {
 // caller leaves out an RM that said its answers do not depend on
 // allocations (paddock.predicates.seeAllocations false), which keeps its
 // batches.
-func (s *Service) settle(rmID string) {
+//
+// The RM has heard of them once its courier made the calls: settle waits
+// for that (courier.go), and reports whether it came. It does not when
+// a callback of the RM stalled: the service then pauses the RM.
+func (s *Service) settle(rmID string) bool {
 	if s.manual {
-		return
+		return true
 	}
-	if rm, ok := s.eng.RM(rmID); !ok || !rm.Undelivered() {
-		if o := s.pending[rmID]; o == nil || !o.Placements() {
-			return
-		}
+	if rm, ok := s.eng.RM(rmID); ok && rm.Undelivered() || s.pending[rmID] != nil && s.pending[rmID].Placements() {
+		s.afterStep(0, 1)
+		s.deliverEach(s.batching.now, false)
 	}
-	s.afterStep(0, 1)
-	s.deliverEach(s.batching.now, false)
+	c := s.couriers[rmID]
+	if c == nil || c.await() {
+		return true
+	}
+	s.pause(rmID, c)
+	return false
 }
 
 // delivered notes a delivery, the start of the next batch.

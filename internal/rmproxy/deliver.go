@@ -36,7 +36,9 @@ func (s *Service) deliverEach(now time.Time, pushEvents bool) {
 // one heap object.
 func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 	id := rm.ID
-	defer s.pushEvents(id, now, pushEvents)
+	p := parcel{cb: s.callbacks[id]}
+	defer s.send(id, &p)
+	defer s.pushEvents(id, &p, now, pushEvents)
 	boxes := s.boxes[:0]
 	s.boxes = nil // a delivery a callback causes makes its own list
 	if o := s.pending[id]; o != nil && !o.Empty() {
@@ -49,8 +51,7 @@ func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 		}
 		s.logRejections(id, b)
 	}
-	cb := s.callbacks[id]
-	if cb == nil || len(boxes) == 0 {
+	if p.cb == nil || len(boxes) == 0 {
 		s.emptied(rm, boxes)
 		return
 	}
@@ -122,20 +123,29 @@ func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 	// so what a callback's own request adds is delivered next time
 	s.emptied(rm, boxes)
 	if len(acceptedNodes)+len(rejectedNodes) > 0 {
-		_ = cb.UpdateNode(&si.NodeResponse{Accepted: acceptedNodes, Rejected: rejectedNodes})
+		p.nodes = &si.NodeResponse{Accepted: acceptedNodes, Rejected: rejectedNodes}
 	}
 	if !apps.empty() {
-		_ = cb.UpdateApplication(apps.response())
+		p.apps = apps.response()
 	}
-	if r := allocs.response(released, rejected); r != nil {
-		_ = cb.UpdateAllocation(r)
-	}
+	p.allocs = allocs.response(released, rejected)
 	if !later.empty() {
-		_ = cb.UpdateApplication(later.response())
+		p.later = later.response()
 	}
-	for _, w := range waiting {
-		cb.UpdateContainerSchedulingState(w)
+	p.waiting = waiting
+}
+
+// send hands parcel p to RM rmID's courier, or makes its calls at once
+// on a manual service (courier.go).
+func (s *Service) send(rmID string, p *parcel) {
+	if p.cb == nil || p.empty() {
+		return
 	}
+	if c := s.couriers[rmID]; c != nil {
+		c.hand(*p)
+		return
+	}
+	p.send()
 }
 
 // emptied empties the delivered outboxes of rm (boxes, read in place) and

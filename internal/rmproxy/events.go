@@ -134,7 +134,9 @@ func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registr
 	if b.reg != reg {
 		// the RM registered again: what it buffered before is named by
 		// the registry of its previous registration
-		s.pushEvents(rmID, s.clk.Now(), true)
+		p := parcel{cb: s.callbacks[rmID]}
+		s.pushEvents(rmID, &p, s.clk.Now(), true)
+		s.send(rmID, &p)
 		b.reg = reg
 	}
 	b.add(r)
@@ -162,12 +164,11 @@ func eventToSI(reg *resource.Registry, r event.Record, now time.Time) *si.EventR
 	return out
 }
 
-// pushEvents sends an RM its buffered events when the push interval has
-// passed (or at once when force is set).
-func (s *Service) pushEvents(rmID string, now time.Time, force bool) {
+// pushEvents puts an RM's buffered events in its parcel p when the push
+// interval has passed (or at once when force is set).
+func (s *Service) pushEvents(rmID string, p *parcel, now time.Time, force bool) {
 	b := s.events[rmID]
-	cb := s.callbacks[rmID]
-	if b == nil || cb == nil || len(b.recs) == 0 {
+	if b == nil || p.cb == nil || len(b.recs) == 0 {
 		return
 	}
 	if !force && now.Sub(b.lastPush) < EventPushInterval {
@@ -179,7 +180,7 @@ func (s *Service) pushEvents(rmID string, now time.Time, force bool) {
 	for i, r := range recs {
 		out[i] = eventToSI(b.reg, r, now)
 	}
-	cb.SendEvent(out)
+	p.events = out
 }
 
 // DroppedEvents returns how many events of an RM were dropped because its

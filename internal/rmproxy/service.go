@@ -53,8 +53,14 @@ type Service struct {
 	// owned by the service goroutine
 	noReserve bool // reservations off (SetReservations)
 	callbacks map[string]api.ResourceManagerCallback
-	pending   map[string]*partition.Outbox
-	events    map[string]*eventBuffer
+	// couriers deliver each RM's callbacks (courier.go); none on a manual
+	// service. stallAfter and stopWait are StallAfter and StopWait
+	// (shorter in tests).
+	couriers   map[string]*courier
+	stallAfter time.Duration
+	stopWait   time.Duration
+	pending    map[string]*partition.Outbox
+	events     map[string]*eventBuffer
 
 	snaps snapState
 	admit admission // who may register (registration.go)
@@ -114,12 +120,15 @@ func NewManual(clk clock.Clock) *Service {
 
 func newService(clk clock.Clock) *Service {
 	return &Service{
-		queue:     queueState{max: DefaultMaxQueued, wait: DefaultQueueWait},
-		clk:       clk,
-		eng:       engine.New(),
-		wake:      make(chan struct{}, 1),
-		done:      make(chan struct{}),
-		callbacks: map[string]api.ResourceManagerCallback{},
+		queue:      queueState{max: DefaultMaxQueued, wait: DefaultQueueWait},
+		clk:        clk,
+		eng:        engine.New(),
+		wake:       make(chan struct{}, 1),
+		done:       make(chan struct{}),
+		callbacks:  map[string]api.ResourceManagerCallback{},
+		couriers:   map[string]*courier{},
+		stallAfter: StallAfter,
+		stopWait:   StopWait,
 	}
 }
 
@@ -154,11 +163,16 @@ func (s *Service) enqueue(f func(now time.Time), n int) error {
 	s.inbox = append(s.inbox, f)
 	s.queue.items += n
 	s.mu.Unlock()
+	s.poke()
+	return nil
+}
+
+// poke wakes the service goroutine.
+func (s *Service) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // call runs f on the service goroutine and waits for its result.
@@ -214,6 +228,7 @@ func (s *Service) loop() {
 		made := s.step(now)
 		s.afterStep(len(work), made)
 		s.deliver(now, false)
+		s.watchCouriers()
 		s.reportTally()
 		s.serveSnapshots(now)
 	}
@@ -255,11 +270,13 @@ func (s *Service) Stop() {
 	}
 	s.stopped = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.poke()
 	<-s.done
+	// the goroutine has exited: the couriers are the service's to stop
+	deadline := time.Now().Add(s.stopWait)
+	for _, c := range s.couriers {
+		c.finish(deadline)
+	}
 }
 
 // Inspect runs f on the service goroutine with the live engine and waits
@@ -287,6 +304,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		}
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
+		if !s.manual && s.couriers[req.RmID] == nil {
+			s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
+		}
 		s.mu.Lock()
 		if s.rms == nil {
 			s.rms = map[string]*resource.Registry{}
@@ -312,9 +332,13 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		var args []si.PredicatesArgs
 		asks, _ := cb.(Asker)
 		blind := s.blindOf(rmID)
+		c := s.couriers[rmID]
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
-			if !*blind && (asks == nil || asks.AnswersPredicates()) {
-				s.settle(rmID) // the RM has heard of every placement before
+			if c != nil && c.paused {
+				return errStalled
+			}
+			if !*blind && (asks == nil || asks.AnswersPredicates()) && !s.settle(rmID) {
+				return errStalled // the RM has heard of every placement before
 			}
 			if len(args) == 0 {
 				args = make([]si.PredicatesArgs, predicateBlock)
@@ -327,8 +351,11 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
-			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) {
-				s.settle(rmID)
+			if c != nil && c.paused {
+				return false, 0
+			}
+			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) && !s.settle(rmID) {
+				return false, 0
 			}
 			r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{
 				AllocationKey: x.Key, NodeID: nodeID, PreemptAllocationKeys: victims, StartIndex: int32(start),

@@ -1,0 +1,332 @@
+package rmproxy
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+)
+
+// An RM's callbacks run on a goroutine of their own, its courier, not on
+// the service goroutine (New; a manual service calls them on the caller's
+// goroutine, as part of Cycle). The service goroutine builds each delivery
+// (parcel) from the engine's outboxes and hands it over; the courier makes
+// the calls in the order handed over. A callback that blocks (the
+// Kubernetes shim retries assuming a pod for minutes when its volumes do
+// not bind) therefore holds up only its own RM's deliveries: the service
+// keeps taking requests in, so the RM's calls do not fill the queue and
+// fail with ErrBusy, and keeps scheduling for the other RMs.
+//
+// A callback that has run for StallAfter stalls its RM: the service pauses
+// the RM's scheduling passes (engine.Pause) and its node checks refuse
+// every node, so that no decision for it piles up unheard, until the
+// callback returns. Before the engine asks an RM about a node (settle),
+// the service waits for the courier to deliver what was decided so far,
+// for as long as that takes or the callback running stalls.
+//
+// Callbacks of one RM never run at the same time as each other; its
+// Predicates and PreemptionPredicates run on the service goroutine, and
+// so may run while the courier delivers (as with the reference).
+
+// StallAfter is how long an RM's callback may run before the service
+// stops scheduling for the RM until it returns.
+const StallAfter = 2 * time.Second
+
+// StopWait is the longest Stop waits for the couriers to deliver what
+// they hold.
+const StopWait = 5 * time.Second
+
+// parcel is one delivery to an RM: the responses in the order they are
+// sent, each nil when there is nothing of its kind.
+type parcel struct {
+	cb      api.ResourceManagerCallback
+	nodes   *si.NodeResponse
+	apps    *si.ApplicationResponse
+	allocs  *si.AllocationResponse
+	later   *si.ApplicationResponse // state changes that follow the allocations
+	waiting []*si.UpdateContainerSchedulingStateRequest
+	events  []*si.EventRecord
+}
+
+func (p *parcel) empty() bool {
+	return p.nodes == nil && p.apps == nil && p.allocs == nil && p.later == nil &&
+		len(p.waiting) == 0 && len(p.events) == 0
+}
+
+// send makes the parcel's calls.
+func (p *parcel) send() {
+	if p.nodes != nil {
+		_ = p.cb.UpdateNode(p.nodes)
+	}
+	if p.apps != nil {
+		_ = p.cb.UpdateApplication(p.apps)
+	}
+	if p.allocs != nil {
+		_ = p.cb.UpdateAllocation(p.allocs)
+	}
+	if p.later != nil {
+		_ = p.cb.UpdateApplication(p.later)
+	}
+	for _, w := range p.waiting {
+		p.cb.UpdateContainerSchedulingState(w)
+	}
+	if len(p.events) > 0 {
+		p.cb.SendEvent(p.events)
+	}
+}
+
+// courier delivers one RM's parcels on its own goroutine.
+//
+// A service that settles (an RM whose node checks see allocations) waits
+// for the courier once per allocation, so the hand-over is the cost of a
+// decision: while such waits come, the courier and the waiter spin for a
+// few microseconds (spinFor) before they park, and the counters are
+// atomic.
+type courier struct {
+	mu    sync.Mutex
+	queue []parcel
+	spare []parcel // the array the goroutine emptied last, for queue
+
+	handed atomic.Uint64 // parcels handed over
+	sent   atomic.Uint64 // parcels sent
+	// since is when the parcel being sent was taken, as time since base
+	// plus one; zero while idle
+	since atomic.Int64
+	base  time.Time
+	// parked is set while the goroutine waits on wake; hot while waits
+	// came lately (the goroutine spins for work before parking)
+	parked atomic.Bool
+	hot    atomic.Bool
+	stop   atomic.Bool // Stop: deliver what is queued, then exit
+	// target is the count a waiter (await) waits for, 0 for none;
+	// drained is signalled when sent reaches it
+	target  atomic.Uint64
+	wake    chan struct{}
+	drained chan struct{}
+	exited  chan struct{}
+	// after is StallAfter (shorter in tests); poke wakes the service
+	// goroutine when a callback that stalled returns
+	after time.Duration
+	poke  func()
+	// paused is set while the service has paused the RM (owned by the
+	// service goroutine)
+	paused bool
+	timer  *time.Timer // await's, owned by the service goroutine
+}
+
+// spinFor is how long the courier looks for work, and a waiter for the
+// courier, before parking, while waits come (see courier).
+const spinFor = 50 * time.Microsecond
+
+func newCourier(after time.Duration, poke func()) *courier {
+	c := &courier{
+		wake:    make(chan struct{}, 1),
+		drained: make(chan struct{}, 1),
+		exited:  make(chan struct{}),
+		base:    time.Now(),
+		after:   after,
+		poke:    poke,
+	}
+	go c.run()
+	return c
+}
+
+// hand queues p for delivery. When the goroutine was parked, the caller
+// yields its processor: the goroutine woken would otherwise wait for it,
+// with the other processors busy (the RM's own goroutines), until the
+// scheduler preempts the caller, some 10 ms later.
+func (c *courier) hand(p parcel) {
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	c.mu.Unlock()
+	c.handed.Add(1)
+	if !c.parked.Load() {
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+		runtime.Gosched()
+	default:
+	}
+}
+
+func (c *courier) run() {
+	defer close(c.exited)
+	for {
+		c.mu.Lock()
+		batch := c.queue
+		c.queue, c.spare = c.spare[:0], nil
+		c.mu.Unlock()
+		if len(batch) == 0 {
+			c.spare = batch
+			if c.stop.Load() {
+				return
+			}
+			c.idle()
+			continue
+		}
+		for i := range batch {
+			c.since.Store(int64(time.Since(c.base)) + 1)
+			batch[i].send()
+			batch[i] = parcel{}
+			stalled := c.stalled(time.Now())
+			c.since.Store(0)
+			if n := c.sent.Add(1); n == c.target.Load() {
+				c.target.Store(0)
+				select {
+				case c.drained <- struct{}{}:
+				default:
+				}
+			}
+			if stalled {
+				c.poke() // the service resumes the RM
+			}
+		}
+		c.mu.Lock()
+		if c.spare == nil {
+			c.spare = batch[:0]
+		}
+		c.mu.Unlock()
+	}
+}
+
+// idle waits for work: spinning a while first when waits came lately,
+// then parked on wake.
+func (c *courier) idle() {
+	if c.hot.Load() && spin(func() bool { return c.handed.Load() != c.sent.Load() || c.stop.Load() }) {
+		return
+	}
+	c.hot.Store(false)
+	c.parked.Store(true)
+	// hand sets handed, then reads parked; this reads handed after
+	// setting parked: one of the two sees the other
+	if c.handed.Load() == c.sent.Load() && !c.stop.Load() {
+		<-c.wake
+	}
+	c.parked.Store(false)
+}
+
+// spin calls done until it holds, for up to spinFor, yielding the
+// processor every few calls; it reports whether done held. It does not spin
+// with a single processor.
+func spin(done func() bool) bool {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return done()
+	}
+	start := time.Now()
+	for i := 1; ; i++ {
+		if done() {
+			return true
+		}
+		if i&63 == 0 {
+			if time.Since(start) >= spinFor {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// stalled reports whether the callback running has run for StallAfter
+// or longer at now.
+func (c *courier) stalled(now time.Time) bool {
+	at := c.since.Load()
+	return at != 0 && now.Sub(c.base)-time.Duration(at-1) >= c.after
+}
+
+// await waits until every parcel handed over so far is sent, and reports
+// whether they were; it gives up (false) once the callback running has
+// run for StallAfter. Only the service goroutine calls it.
+func (c *courier) await() bool {
+	want := c.handed.Load()
+	if c.sent.Load() >= want {
+		return true
+	}
+	c.hot.Store(true)
+	if spin(func() bool { return c.sent.Load() >= want }) {
+		return true
+	}
+	// a signal of an earlier wait that gave up is stale
+	select {
+	case <-c.drained:
+	default:
+	}
+	c.target.Store(want)
+	for {
+		if c.sent.Load() >= want {
+			c.target.Store(0)
+			return true
+		}
+		if c.stalled(time.Now()) {
+			c.target.Store(0)
+			return false
+		}
+		if c.timer == nil {
+			c.timer = time.NewTimer(c.after / 8)
+		} else {
+			c.timer.Reset(c.after / 8)
+		}
+		select {
+		case <-c.drained:
+			c.timer.Stop()
+		case <-c.timer.C:
+		}
+	}
+}
+
+// finish makes the goroutine exit once it has sent what is queued, and
+// waits for that until deadline.
+func (c *courier) finish(deadline time.Time) {
+	c.stop.Store(true)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-c.exited:
+	case <-t.C:
+	}
+}
+
+// errStalled is the node checks' answer for an RM whose callback stalled.
+var errStalled = errors.New("the resource manager has not returned from a callback; it is not asked about nodes until it does")
+
+// pause stops scheduling for RM rmID, whose courier c stalled.
+func (s *Service) pause(rmID string, c *courier) {
+	if c.paused {
+		return
+	}
+	c.paused = true
+	s.eng.Pause(rmID, true)
+	if l := s.hooks.Logger; l != nil {
+		l.Warn("resource manager callback has not returned; scheduling for it is paused until it does",
+			"rmID", rmID, "after", s.stallAfter)
+	}
+}
+
+// watchCouriers pauses the RMs whose couriers stalled and resumes those
+// whose couriers go on, after a step.
+func (s *Service) watchCouriers() {
+	if len(s.couriers) == 0 {
+		return
+	}
+	now := time.Now()
+	for id, c := range s.couriers {
+		switch stalled := c.stalled(now); {
+		case stalled && !c.paused:
+			s.pause(id, c)
+		case !stalled && c.paused:
+			c.paused = false
+			s.eng.Pause(id, false)
+			if l := s.hooks.Logger; l != nil {
+				l.Info("resource manager callback returned; scheduling for it resumes", "rmID", id)
+			}
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package rmproxy
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/engine"
+)
+
+// stuckRM is an RM whose UpdateAllocation blocks, the first time it hears
+// of allocation key, until release is closed (the Kubernetes shim retries
+// assuming a pod for minutes when its volumes do not bind).
+type stuckRM struct {
+	*recorder
+	key     string
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newStuckRM(key string) *stuckRM {
+	return &stuckRM{recorder: newRecorder(), key: key, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (r *stuckRM) UpdateAllocation(resp *si.AllocationResponse) error {
+	for _, a := range resp.New {
+		if a.AllocationKey == r.key {
+			r.once.Do(func() { close(r.entered) })
+			<-r.release
+		}
+	}
+	return r.recorder.UpdateAllocation(resp)
+}
+
+// registerWithNode registers RM id with one node of 10 cores and one application.
+func registerWithNode(t *testing.T, s *Service, id string, cb *recorder, rm api.ResourceManagerCallback) {
+	t.Helper()
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, rm); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.UpdateNode(&si.NodeRequest{RmID: id, Nodes: []*si.NodeInfo{
+		{NodeID: id + "-n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(10, 1<<30)},
+	}})
+	_ = s.UpdateApplication(&si.ApplicationRequest{RmID: id, New: []*si.AddApplicationRequest{
+		{ApplicationID: "app", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+	}})
+	cb.await(t, id+" node and application", func() bool { return len(cb.accNodes) == 1 && len(cb.accApps) == 1 })
+}
+
+func ask(key string) *si.AllocationRequest {
+	return &si.AllocationRequest{Allocations: []*si.Allocation{{AllocationKey: key, ApplicationID: "app", ResourcePerAlloc: res(1, 1)}}}
+}
+
+// An RM whose callback blocks holds up only its own deliveries: the
+// service keeps taking requests in and scheduling for another RM. Once the
+// callback has run for the stall time, the service stops placing the
+// RM's asks (its node checks are not asked, as the RM has not heard of
+// what was placed before), and it places them when the callback returns,
+// in order.
+func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
+	s := New(clock.Real{})
+	s.stallAfter = 200 * time.Millisecond
+	var logs strings.Builder
+	var logMu sync.Mutex
+	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))})
+	defer s.Stop()
+
+	stuck := newStuckRM("a1")
+	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
+	other := newRecorder()
+	registerWithNode(t, s, "rmB", other, other)
+
+	req := ask("a1")
+	req.RmID = "rmA"
+	_ = s.UpdateAllocation(req)
+	<-stuck.entered
+
+	// rmA goes on sending while its callback blocks: every call is taken
+	// in (before, the service goroutine ran the callback and stopped)
+	for i := 2; i <= 4; i++ {
+		req := ask(fmt.Sprint("a", i))
+		req.RmID = "rmA"
+		if err := s.UpdateAllocation(req); err != nil {
+			t.Fatalf("rmA's ask %d: %v", i, err)
+		}
+	}
+	// and rmB is scheduled
+	for i := 1; i <= 3; i++ {
+		req := ask(fmt.Sprint("b", i))
+		req.RmID = "rmB"
+		_ = s.UpdateAllocation(req)
+	}
+	other.await(t, "rmB's allocations while rmA's callback blocks", func() bool { return len(other.allocs) == 3 })
+
+	// past the stall time rmA's asks stay pending: nothing more is
+	// decided for an RM that has not heard of what was decided before
+	time.Sleep(3 * s.stallAfter)
+	pending := 0
+	_ = s.Inspect(func(e *engine.Engine) {
+		p, err := e.Partition("rmA", "default")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if a, ok := p.App("app"); ok {
+			pending = a.PendingCount()
+		}
+	})
+	if pending != 3 {
+		t.Errorf("rmA has %d asks pending while its callback stalls, want 3", pending)
+	}
+	logMu.Lock()
+	if !strings.Contains(logs.String(), "scheduling for it is paused") {
+		t.Errorf("no warning of the stalled RM in the log:\n%s", logs.String())
+	}
+	logMu.Unlock()
+
+	close(stuck.release)
+	stuck.await(t, "rmA's allocations after its callback returned", func() bool { return len(stuck.allocs) == 4 })
+	for i, a := range stuck.allocs {
+		if want := fmt.Sprint("a", i+1); a.AllocationKey != want {
+			t.Errorf("rmA's allocation %d is %s, want %s", i, a.AllocationKey, want)
+		}
+	}
+}
+
+// Stop does not wait for ever for an RM whose callback never returns.
+func TestStopLeavesStalledCallback(t *testing.T) {
+	s := New(clock.Real{})
+	s.stopWait = 100 * time.Millisecond
+	stuck := newStuckRM("a1")
+	defer close(stuck.release)
+	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
+	req := ask("a1")
+	req.RmID = "rmA"
+	_ = s.UpdateAllocation(req)
+	<-stuck.entered
+	done := make(chan struct{})
+	go func() { s.Stop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop waits for a callback that does not return")
+	}
+}
+
+// lockedWriter serialises writes to a builder.
+type lockedWriter struct {
+	b  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}

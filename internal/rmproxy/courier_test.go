@@ -122,8 +122,36 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 	}
 	logMu.Unlock()
 
+	// events of the stalled RM wait in its bounded buffer, not in the
+	// courier's queue, past the push interval
+	_ = s.UpdateApplication(&si.ApplicationRequest{RmID: "rmA", New: []*si.AddApplicationRequest{
+		{ApplicationID: "app2", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+	}})
+	time.Sleep(EventPushInterval + 100*time.Millisecond)
+	buffered, queuedEvents := 0, 0
+	_ = s.Inspect(func(*engine.Engine) {
+		buffered = len(s.events["rmA"].recs)
+		c := s.couriers["rmA"]
+		c.mu.Lock()
+		for _, p := range c.queue {
+			queuedEvents += len(p.events)
+		}
+		c.mu.Unlock()
+	})
+	if buffered == 0 || queuedEvents != 0 {
+		t.Errorf("stalled RM: %d events buffered, %d queued for its courier; want some buffered, none queued", buffered, queuedEvents)
+	}
+
 	close(stuck.release)
 	stuck.await(t, "rmA's allocations after its callback returned", func() bool { return len(stuck.allocs) == 4 })
+	stuck.await(t, "rmA's events of app2 after its callback returned", func() bool {
+		for _, e := range stuck.events {
+			if e.ObjectID == "app2" {
+				return true
+			}
+		}
+		return false
+	})
 	for i, a := range stuck.allocs {
 		if want := fmt.Sprint("a", i+1); a.AllocationKey != want {
 			t.Errorf("rmA's allocation %d is %s, want %s", i, a.AllocationKey, want)

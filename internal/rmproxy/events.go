@@ -165,13 +165,19 @@ func eventToSI(reg *resource.Registry, r event.Record, now time.Time) *si.EventR
 }
 
 // pushEvents puts an RM's buffered events in its parcel p when the push
-// interval has passed (or at once when force is set).
+// interval has passed (or at once when force is set), unless the RM is
+// paused for a stalled callback.
 func (s *Service) pushEvents(rmID string, p *parcel, now time.Time, force bool) {
 	b := s.events[rmID]
 	if b == nil || p.cb == nil || len(b.recs) == 0 {
 		return
 	}
 	if !force && now.Sub(b.lastPush) < EventPushInterval {
+		return
+	}
+	if c := s.couriers[rmID]; c != nil && c.paused && !force {
+		// the RM's callback stalled: its events wait in the buffer,
+		// which is bounded, rather than in the courier's queue
 		return
 	}
 	b.lastPush = now

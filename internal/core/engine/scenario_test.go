@@ -36,7 +36,8 @@ import (
 //	node-update ID res...
 //	drain ID | undrain ID | decommission ID
 //	app ID queue=Q user=U [groups=a,b] [partition=P]
-//	ask APP KEY res... [priority=N] [node=N] [required=N] [placeholder] [group=TG]
+//	ask APP KEY res... [priority=N] [node=N] [required=N] [placeholder] [group=TG] [age=D]
+//	                                (age: created D ago, as the shim's creationTime tag says)
 //	ask-update APP KEY res...
 //	release APP KEY
 //	bind-failed APP KEY             the RM could not bind an allocation
@@ -439,6 +440,14 @@ func (s *scenario) do(line, heredoc string) {
 			PreemptSelf:  kv["nopreempt"] != "self" && kv["nopreempt"] != "both",
 			PreemptOther: kv["nopreempt"] != "other" && kv["nopreempt"] != "both",
 			Originator:   kv["originator"] != ""}
+		if v := kv["age"]; v != "" {
+			// created that long ago (the shim's creationTime tag: a pod's)
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				s.fail("age: %v", err)
+			}
+			x.Created = s.now.Add(-d)
+		}
 		if x.NodeID != "" {
 			s.lastErr = s.part(kv).AddAllocation(x, s.now)
 		} else {

@@ -218,7 +218,10 @@ type victim struct {
 
 // victimBefore orders victims: those that allow preemption before those
 // that opted out, non-originators before originators, lower priority
-// first, newest first, then by application and key for determinism.
+// first, newest first (by creation: the RM's creationTime tag, else when
+// the ask arrived; not when it was allocated, which after a restart is
+// the same for every recovered allocation), then by application and key
+// for determinism.
 func victimBefore(a, b victim) int {
 	switch {
 	case a.x.PreemptSelf != b.x.PreemptSelf:
@@ -236,8 +239,8 @@ func victimBefore(a, b victim) int {
 			return -1
 		}
 		return 1
-	case !a.x.Allocated.Equal(b.x.Allocated):
-		if a.x.Allocated.After(b.x.Allocated) {
+	case !a.x.Created.Equal(b.x.Created):
+		if a.x.Created.After(b.x.Created) {
 			return -1
 		}
 		return 1
@@ -780,8 +783,9 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 
 // leastProtectedFirst orders victims for required-node and quota
 // preemption: regular allocations, then those that opted out of
-// preemption, then originators; within each, lower priority, newer and
-// smaller (dominant share of total) first; ties by application and key.
+// preemption, then originators; within each, lower priority, newer (by
+// creation, as victimBefore) and smaller (dominant share of total) first;
+// ties by application and key.
 func leastProtectedFirst(total resource.Vector) func(u, v *app.Allocation) int {
 	rank := func(v *app.Allocation) int {
 		switch {
@@ -802,8 +806,8 @@ func leastProtectedFirst(total resource.Vector) func(u, v *app.Allocation) int {
 			}
 			return 1
 		}
-		if !u.Allocated.Equal(v.Allocated) {
-			if u.Allocated.After(v.Allocated) {
+		if !u.Created.Equal(v.Created) {
+			if u.Created.After(v.Created) {
 				return -1
 			}
 			return 1

@@ -93,10 +93,16 @@ type courier struct {
 
 	handed atomic.Uint64 // parcels handed over
 	sent   atomic.Uint64 // parcels sent
-	// since is when the parcel being sent was taken, as time since base
-	// plus one; zero while idle
-	since atomic.Int64
-	base  time.Time
+	// busy is set while a parcel is being sent; flagged while the
+	// service has the RM paused, so that the goroutine wakes it when
+	// the callback returns
+	busy    atomic.Bool
+	flagged atomic.Bool
+	// seen, seenBusy and seenAt are the service goroutine's last look
+	// at sent and busy, and when they took those values (stalled)
+	seen     uint64
+	seenBusy bool
+	seenAt   time.Time
 	// parked is set while the goroutine waits on wake; hot while waits
 	// came lately (the goroutine spins for work before parking)
 	parked atomic.Bool
@@ -127,7 +133,6 @@ func newCourier(after time.Duration, poke func()) *courier {
 		wake:    make(chan struct{}, 1),
 		drained: make(chan struct{}, 1),
 		exited:  make(chan struct{}),
-		base:    time.Now(),
 		after:   after,
 		poke:    poke,
 	}
@@ -170,11 +175,10 @@ func (c *courier) run() {
 			continue
 		}
 		for i := range batch {
-			c.since.Store(int64(time.Since(c.base)) + 1)
+			c.busy.Store(true)
 			batch[i].send()
 			batch[i] = parcel{}
-			stalled := c.stalled(time.Now())
-			c.since.Store(0)
+			c.busy.Store(false)
 			if n := c.sent.Add(1); n == c.target.Load() {
 				c.target.Store(0)
 				select {
@@ -182,7 +186,7 @@ func (c *courier) run() {
 				default:
 				}
 			}
-			if stalled {
+			if c.flagged.Load() {
 				c.poke() // the service resumes the RM
 			}
 		}
@@ -217,25 +221,34 @@ func spin(done func() bool) bool {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return done()
 	}
-	start := time.Now()
+	var start time.Time // read once the wait is not short
 	for i := 1; ; i++ {
 		if done() {
 			return true
 		}
-		if i&63 == 0 {
-			if time.Since(start) >= spinFor {
-				return false
-			}
-			runtime.Gosched()
+		if i&63 != 0 {
+			continue
 		}
+		if start.IsZero() {
+			start = time.Now()
+		} else if time.Since(start) >= spinFor {
+			return false
+		}
+		runtime.Gosched()
 	}
 }
 
-// stalled reports whether the callback running has run for StallAfter
-// or longer at now.
+// stalled reports whether one callback has been running for StallAfter
+// or longer at now, as far as the service goroutine's looks tell (it
+// calls this at least every TickInterval, and while it waits): the
+// goroutine reads no clock per parcel.
 func (c *courier) stalled(now time.Time) bool {
-	at := c.since.Load()
-	return at != 0 && now.Sub(c.base)-time.Duration(at-1) >= c.after
+	sent, busy := c.sent.Load(), c.busy.Load()
+	if !busy || !c.seenBusy || sent != c.seen {
+		c.seen, c.seenBusy, c.seenAt = sent, busy, now
+		return false
+	}
+	return now.Sub(c.seenAt) >= c.after
 }
 
 // await waits until every parcel handed over so far is sent, and reports
@@ -303,6 +316,7 @@ func (s *Service) pause(rmID string, c *courier) {
 		return
 	}
 	c.paused = true
+	c.flagged.Store(true)
 	s.eng.Pause(rmID, true)
 	if l := s.hooks.Logger; l != nil {
 		l.Warn("resource manager callback has not returned; scheduling for it is paused until it does",
@@ -323,6 +337,7 @@ func (s *Service) watchCouriers() {
 			s.pause(id, c)
 		case !stalled && c.paused:
 			c.paused = false
+			c.flagged.Store(false)
 			s.eng.Pause(id, false)
 			if l := s.hooks.Logger; l != nil {
 				l.Info("resource manager callback returned; scheduling for it resumes", "rmID", id)

@@ -123,7 +123,6 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		Groups:     groups,
 		Tags:       tags,
 		SubmitTime: now,
-		StateLog:   []StateChange{{Time: now, State: New}},
 		QueueIndex: -1,
 		all:        newKeyIndex(),
 		classes:    map[classKey]*class{},

@@ -282,7 +282,7 @@ func Rejected(id, part, queuePath, user string, groups []string, tags map[string
 	return &App{
 		ID: id, Partition: part, Queue: queuePath, User: user, Groups: groups, Tags: tags,
 		State: app.Rejected, Message: reason, Submitted: now, Finished: now,
-		StateLog:    []app.StateChange{{Time: now, State: app.New}, {Time: now, State: app.Rejected}},
+		StateLog:    []app.StateChange{{Time: now, State: app.Rejected}},
 		Asks:        []*Ask{},
 		Allocations: []*Allocation{},
 	}

@@ -268,8 +268,11 @@ func (c *courier) await() bool {
 	case <-c.drained:
 	default:
 	}
-	c.target.Store(want)
 	for {
+		// set on every round: the goroutine clears the target of an
+		// earlier wait it had just met, maybe after this one set its own
+		// (it signals drained then, which brings this wait round)
+		c.target.Store(want)
 		if c.sent.Load() >= want {
 			c.target.Store(0)
 			return true

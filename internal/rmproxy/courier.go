@@ -108,6 +108,9 @@ type courier struct {
 	parked atomic.Bool
 	hot    atomic.Bool
 	stop   atomic.Bool // Stop: deliver what is queued, then exit
+	// retired is set when the RM registered again while this courier
+	// stalled: it sends nothing more and exits
+	retired atomic.Bool
 	// target is the count a waiter (await) waits for, 0 for none;
 	// drained is signalled when sent reaches it
 	target  atomic.Uint64
@@ -175,6 +178,10 @@ func (c *courier) run() {
 			continue
 		}
 		for i := range batch {
+			if c.retired.Load() {
+				clear(batch[i:])
+				break
+			}
 			c.busy.Store(true)
 			batch[i].send()
 			batch[i] = parcel{}
@@ -291,6 +298,21 @@ func (c *courier) await() bool {
 			c.timer.Stop()
 		case <-c.timer.C:
 		}
+	}
+}
+
+// retire makes the goroutine drop what it holds and exit once the
+// callback running returns; it does not wait.
+func (c *courier) retire() {
+	c.retired.Store(true)
+	c.mu.Lock()
+	clear(c.queue)
+	c.queue = c.queue[:0]
+	c.mu.Unlock()
+	c.stop.Store(true)
+	select {
+	case c.wake <- struct{}{}:
+	default:
 	}
 }
 

@@ -190,3 +190,38 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// An RM that registers again while a callback of its last registration
+// stalls starts afresh: its new callback hears of its new registration's
+// nodes, applications and allocations at once, not after the stalled call.
+func TestStalledRMRegistersAgain(t *testing.T) {
+	s := New(clock.Real{})
+	s.stallAfter = 100 * time.Millisecond
+	s.stopWait = 100 * time.Millisecond
+	defer s.Stop()
+	stuck := newStuckRM("a1")
+	defer close(stuck.release)
+	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
+	req := ask("a1")
+	req.RmID = "rmA"
+	_ = s.UpdateAllocation(req)
+	<-stuck.entered
+	paused := false
+	for deadline := time.Now().Add(10 * time.Second); !paused && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		_ = s.Inspect(func(*engine.Engine) { paused = s.couriers["rmA"].paused })
+	}
+	if !paused {
+		t.Fatal("rmA not paused while its callback blocks")
+	}
+
+	fresh := newRecorder()
+	registerWithNode(t, s, "rmA", fresh, fresh)
+	req = ask("a2")
+	req.RmID = "rmA"
+	_ = s.UpdateAllocation(req)
+	fresh.await(t, "the allocation of the new registration", func() bool { return len(fresh.allocs) == 1 })
+	if got := fresh.allocs[0].AllocationKey; got != "a2" {
+		t.Errorf("new registration got %s, want a2", got)
+	}
+}

@@ -304,8 +304,16 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		}
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
-		if !s.manual && s.couriers[req.RmID] == nil {
-			s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
+		if !s.manual {
+			if old := s.couriers[req.RmID]; old == nil || old.paused {
+				// an RM that registers again while a callback of its
+				// last registration is stalled starts afresh: what that
+				// one still held for it is dropped
+				if old != nil {
+					old.retire()
+				}
+				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
+			}
 		}
 		s.mu.Lock()
 		if s.rms == nil {

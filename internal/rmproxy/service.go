@@ -345,8 +345,10 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			if c != nil && c.paused {
 				return errStalled
 			}
+			// the RM hears of every placement before it is asked
+			// (settle), and is not asked once its callback stalled
 			if !*blind && (asks == nil || asks.AnswersPredicates()) && !s.settle(rmID) {
-				return errStalled // the RM has heard of every placement before
+				return errStalled
 			}
 			if len(args) == 0 {
 				args = make([]si.PredicatesArgs, predicateBlock)

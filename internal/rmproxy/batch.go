@@ -63,7 +63,7 @@ func (s *Service) batch() {
 }
 
 // settle delivers what the engine decided so far, before the engine asks
-// RM rmID about a node (Predicates, PreemptionPredicates), when that RM has
+// RM rmID (its courier c) about a node (Predicates, PreemptionPredicates), when that RM has
 // allocations or releases it has not heard of: it answers from its own view
 // of the nodes, which must hold every pod placed or taken away before (the
 // Kubernetes shim checks required inter-pod anti-affinity and host ports
@@ -78,20 +78,29 @@ func (s *Service) batch() {
 // The RM has heard of them once its courier made the calls: settle waits
 // for that (courier.go), and reports whether it came. It does not when
 // a callback of the RM stalled: the service then pauses the RM.
-func (s *Service) settle(rmID string) bool {
+func (s *Service) settle(rmID string, c *courier) bool {
 	if s.manual {
 		return true
 	}
-	if rm, ok := s.eng.RM(rmID); ok && rm.Undelivered() || s.pending[rmID] != nil && s.pending[rmID].Placements() {
+	if s.undelivered(rmID) {
 		s.afterStep(0, 1)
 		s.deliverEach(s.batching.now, false)
 	}
-	c := s.couriers[rmID]
 	if c == nil || c.await() {
 		return true
 	}
 	s.pause(rmID, c)
 	return false
+}
+
+// undelivered reports whether RM rmID has placements or releases it has
+// not been sent.
+func (s *Service) undelivered(rmID string) bool {
+	if rm, ok := s.eng.RM(rmID); ok && rm.Undelivered() {
+		return true
+	}
+	o := s.pending[rmID]
+	return o != nil && o.Placements()
 }
 
 // delivered notes a delivery, the start of the next batch.

@@ -89,15 +89,15 @@ func (p *parcel) send() {
 type courier struct {
 	mu    sync.Mutex
 	queue []parcel
-	spare []parcel // the array the goroutine emptied last, for queue
+	spare []parcel // the array the goroutine emptied last, for queue (its own)
 
 	handed atomic.Uint64 // parcels handed over
 	sent   atomic.Uint64 // parcels sent
-	// busy is set while a parcel is being sent; flagged while the
-	// service has the RM paused, so that the goroutine wakes it when
-	// the callback returns
-	busy    atomic.Bool
-	flagged atomic.Bool
+	// busy is set while a parcel is being sent; paused while the
+	// service has the RM paused (set by the service goroutine), so that
+	// the goroutine wakes it when the callback returns
+	busy   atomic.Bool
+	paused atomic.Bool
 	// seen, seenBusy and seenAt are the service goroutine's last look
 	// at sent and busy, and when they took those values (stalled)
 	seen     uint64
@@ -121,10 +121,7 @@ type courier struct {
 	// goroutine when a callback that stalled returns
 	after time.Duration
 	poke  func()
-	// paused is set while the service has paused the RM (owned by the
-	// service goroutine)
-	paused bool
-	timer  *time.Timer // await's, owned by the service goroutine
+	timer *time.Timer // await's, owned by the service goroutine
 }
 
 // spinFor is how long the courier looks for work, and a waiter for the
@@ -155,10 +152,19 @@ func (c *courier) hand(p parcel) {
 	if !c.parked.Load() {
 		return
 	}
+	if c.signal() {
+		runtime.Gosched()
+	}
+}
+
+// signal wakes the goroutine if it is parked, and reports whether it
+// put a wake-up in (none was pending).
+func (c *courier) signal() bool {
 	select {
 	case c.wake <- struct{}{}:
-		runtime.Gosched()
+		return true
 	default:
+		return false
 	}
 }
 
@@ -167,10 +173,10 @@ func (c *courier) run() {
 	for {
 		c.mu.Lock()
 		batch := c.queue
-		c.queue, c.spare = c.spare[:0], nil
+		c.queue = c.spare[:0]
 		c.mu.Unlock()
+		c.spare = batch[:0]
 		if len(batch) == 0 {
-			c.spare = batch
 			if c.stop.Load() {
 				return
 			}
@@ -193,15 +199,10 @@ func (c *courier) run() {
 				default:
 				}
 			}
-			if c.flagged.Load() {
+			if c.paused.Load() {
 				c.poke() // the service resumes the RM
 			}
 		}
-		c.mu.Lock()
-		if c.spare == nil {
-			c.spare = batch[:0]
-		}
-		c.mu.Unlock()
 	}
 }
 
@@ -310,20 +311,14 @@ func (c *courier) retire() {
 	c.queue = c.queue[:0]
 	c.mu.Unlock()
 	c.stop.Store(true)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	c.signal()
 }
 
 // finish makes the goroutine exit once it has sent what is queued, and
 // waits for that until deadline.
 func (c *courier) finish(deadline time.Time) {
 	c.stop.Store(true)
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	c.signal()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
@@ -337,11 +332,10 @@ var errStalled = errors.New("the resource manager has not returned from a callba
 
 // pause stops scheduling for RM rmID, whose courier c stalled.
 func (s *Service) pause(rmID string, c *courier) {
-	if c.paused {
+	if c.paused.Load() {
 		return
 	}
-	c.paused = true
-	c.flagged.Store(true)
+	c.paused.Store(true)
 	s.eng.Pause(rmID, true)
 	if l := s.hooks.Logger; l != nil {
 		l.Warn("resource manager callback has not returned; scheduling for it is paused until it does",
@@ -358,11 +352,10 @@ func (s *Service) watchCouriers() {
 	now := time.Now()
 	for id, c := range s.couriers {
 		switch stalled := c.stalled(now); {
-		case stalled && !c.paused:
+		case stalled && !c.paused.Load():
 			s.pause(id, c)
-		case !stalled && c.paused:
-			c.paused = false
-			c.flagged.Store(false)
+		case !stalled && c.paused.Load():
+			c.paused.Store(false)
 			s.eng.Pause(id, false)
 			if l := s.hooks.Logger; l != nil {
 				l.Info("resource manager callback returned; scheduling for it resumes", "rmID", id)

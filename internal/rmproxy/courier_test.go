@@ -54,8 +54,20 @@ func registerWithNode(t *testing.T, s *Service, id string, cb *recorder, rm api.
 	cb.await(t, id+" node and application", func() bool { return len(cb.accNodes) == 1 && len(cb.accApps) == 1 })
 }
 
-func ask(key string) *si.AllocationRequest {
-	return &si.AllocationRequest{Allocations: []*si.Allocation{{AllocationKey: key, ApplicationID: "app", ResourcePerAlloc: res(1, 1)}}}
+// ask is RM rmID's request for one ask of its application "app".
+func ask(rmID, key string) *si.AllocationRequest {
+	return &si.AllocationRequest{RmID: rmID, Allocations: []*si.Allocation{{AllocationKey: key, ApplicationID: "app", ResourcePerAlloc: res(1, 1)}}}
+}
+
+// stall registers RM rmID with a stuckRM and one node, and sends the ask
+// a1 its callback blocks on; it returns once the callback is blocked.
+func stall(t *testing.T, s *Service, rmID string) *stuckRM {
+	t.Helper()
+	stuck := newStuckRM("a1")
+	registerWithNode(t, s, rmID, stuck.recorder, stuck)
+	_ = s.UpdateAllocation(ask(rmID, "a1"))
+	<-stuck.entered
+	return stuck
 }
 
 // An RM whose callback blocks holds up only its own deliveries: the
@@ -72,30 +84,20 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))})
 	defer s.Stop()
 
-	stuck := newStuckRM("a1")
-	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
+	stuck := stall(t, s, "rmA")
 	other := newRecorder()
 	registerWithNode(t, s, "rmB", other, other)
-
-	req := ask("a1")
-	req.RmID = "rmA"
-	_ = s.UpdateAllocation(req)
-	<-stuck.entered
 
 	// rmA goes on sending while its callback blocks: every call is taken
 	// in (before, the service goroutine ran the callback and stopped)
 	for i := 2; i <= 4; i++ {
-		req := ask(fmt.Sprint("a", i))
-		req.RmID = "rmA"
-		if err := s.UpdateAllocation(req); err != nil {
+		if err := s.UpdateAllocation(ask("rmA", fmt.Sprint("a", i))); err != nil {
 			t.Fatalf("rmA's ask %d: %v", i, err)
 		}
 	}
 	// and rmB is scheduled
 	for i := 1; i <= 3; i++ {
-		req := ask(fmt.Sprint("b", i))
-		req.RmID = "rmB"
-		_ = s.UpdateAllocation(req)
+		_ = s.UpdateAllocation(ask("rmB", fmt.Sprint("b", i)))
 	}
 	other.await(t, "rmB's allocations while rmA's callback blocks", func() bool { return len(other.allocs) == 3 })
 
@@ -163,13 +165,8 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 func TestStopLeavesStalledCallback(t *testing.T) {
 	s := New(clock.Real{})
 	s.stopWait = 100 * time.Millisecond
-	stuck := newStuckRM("a1")
+	stuck := stall(t, s, "rmA")
 	defer close(stuck.release)
-	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
-	req := ask("a1")
-	req.RmID = "rmA"
-	_ = s.UpdateAllocation(req)
-	<-stuck.entered
 	done := make(chan struct{})
 	go func() { s.Stop(); close(done) }()
 	select {
@@ -199,17 +196,12 @@ func TestStalledRMRegistersAgain(t *testing.T) {
 	s.stallAfter = 100 * time.Millisecond
 	s.stopWait = 100 * time.Millisecond
 	defer s.Stop()
-	stuck := newStuckRM("a1")
+	stuck := stall(t, s, "rmA")
 	defer close(stuck.release)
-	registerWithNode(t, s, "rmA", stuck.recorder, stuck)
-	req := ask("a1")
-	req.RmID = "rmA"
-	_ = s.UpdateAllocation(req)
-	<-stuck.entered
 	paused := false
 	for deadline := time.Now().Add(10 * time.Second); !paused && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
-		_ = s.Inspect(func(*engine.Engine) { paused = s.couriers["rmA"].paused })
+		_ = s.Inspect(func(*engine.Engine) { paused = s.couriers["rmA"].paused.Load() })
 	}
 	if !paused {
 		t.Fatal("rmA not paused while its callback blocks")
@@ -217,9 +209,7 @@ func TestStalledRMRegistersAgain(t *testing.T) {
 
 	fresh := newRecorder()
 	registerWithNode(t, s, "rmA", fresh, fresh)
-	req = ask("a2")
-	req.RmID = "rmA"
-	_ = s.UpdateAllocation(req)
+	_ = s.UpdateAllocation(ask("rmA", "a2"))
 	fresh.await(t, "the allocation of the new registration", func() bool { return len(fresh.allocs) == 1 })
 	if got := fresh.allocs[0].AllocationKey; got != "a2" {
 		t.Errorf("new registration got %s, want a2", got)

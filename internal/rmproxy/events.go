@@ -175,7 +175,7 @@ func (s *Service) pushEvents(rmID string, p *parcel, now time.Time, force bool) 
 	if !force && now.Sub(b.lastPush) < EventPushInterval {
 		return
 	}
-	if c := s.couriers[rmID]; c != nil && c.paused && !force {
+	if c := s.couriers[rmID]; c != nil && c.paused.Load() && !force {
 		// the RM's callback stalled: its events wait in the buffer,
 		// which is bounded, rather than in the courier's queue
 		return

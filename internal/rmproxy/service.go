@@ -305,7 +305,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		s.noteRM(req, now)
 		s.callbacks[req.RmID] = cb
 		if !s.manual {
-			if old := s.couriers[req.RmID]; old == nil || old.paused {
+			if old := s.couriers[req.RmID]; old == nil || old.paused.Load() {
 				// an RM that registers again while a callback of its
 				// last registration is stalled starts afresh: what that
 				// one still held for it is dropped
@@ -342,12 +342,12 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		blind := s.blindOf(rmID)
 		c := s.couriers[rmID]
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
-			if c != nil && c.paused {
+			if c != nil && c.paused.Load() {
 				return errStalled
 			}
 			// the RM hears of every placement before it is asked
 			// (settle), and is not asked once its callback stalled
-			if !*blind && (asks == nil || asks.AnswersPredicates()) && !s.settle(rmID) {
+			if !*blind && (asks == nil || asks.AnswersPredicates()) && !s.settle(rmID, c) {
 				return errStalled
 			}
 			if len(args) == 0 {
@@ -361,10 +361,10 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
-			if c != nil && c.paused {
+			if c != nil && c.paused.Load() {
 				return false, 0
 			}
-			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) && !s.settle(rmID) {
+			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) && !s.settle(rmID, c) {
 				return false, 0
 			}
 			r := cb.PreemptionPredicates(&si.PreemptionPredicatesArgs{

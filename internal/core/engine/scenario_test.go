@@ -152,6 +152,20 @@ func runScenario(t *testing.T, file string) {
 	}
 }
 
+// duration is option key of kv as a duration, and whether it is given; a
+// value that does not parse fails the scenario.
+func (s *scenario) duration(kv map[string]string, key string) (time.Duration, bool) {
+	v := kv[key]
+	if v == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		s.fail("%s: %v", key, err)
+	}
+	return d, true
+}
+
 func (s *scenario) fail(format string, args ...any) {
 	s.t.Helper()
 	s.t.Fatalf("%s:%d: %s", s.file, s.line, fmt.Sprintf(format, args...))
@@ -415,18 +429,10 @@ func (s *scenario) do(line, heredoc string) {
 			}
 		}
 		r.PlaceholderAsk = s.resources(ph)
-		if t := kv["timeout"]; t != "" {
-			d, err := time.ParseDuration(t)
-			if err != nil {
-				s.fail("timeout: %v", err)
-			}
+		if d, ok := s.duration(kv, "timeout"); ok {
 			r.ExecutionTimeout = d
 		}
-		if t := kv["age"]; t != "" {
-			d, err := time.ParseDuration(t)
-			if err != nil {
-				s.fail("age: %v", err)
-			}
+		if d, ok := s.duration(kv, "age"); ok {
 			r.Created = s.now.Add(-d)
 		}
 		s.lastErr = p.AddApp(r, s.now)
@@ -440,12 +446,8 @@ func (s *scenario) do(line, heredoc string) {
 			PreemptSelf:  kv["nopreempt"] != "self" && kv["nopreempt"] != "both",
 			PreemptOther: kv["nopreempt"] != "other" && kv["nopreempt"] != "both",
 			Originator:   kv["originator"] != ""}
-		if v := kv["age"]; v != "" {
+		if d, ok := s.duration(kv, "age"); ok {
 			// created that long ago (the shim's creationTime tag: a pod's)
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				s.fail("age: %v", err)
-			}
 			x.Created = s.now.Add(-d)
 		}
 		if x.NodeID != "" {

@@ -2,6 +2,7 @@ package rmproxy
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,13 @@ import (
 // stops scheduling for the RM until it returns.
 const StallAfter = 2 * time.Second
 
+// MaxHeld bounds the SI items (responses) a stalled RM's courier holds:
+// past it, the RM's requests are refused with ErrBusy until its callback
+// returns, as a full service queue refuses them, so that an RM stuck in a
+// callback while its other goroutines keep sending cannot grow the
+// scheduler's memory without limit.
+const MaxHeld = DefaultMaxQueued
+
 // StopWait is the longest Stop waits for the couriers to deliver what
 // they hold.
 const StopWait = 5 * time.Second
@@ -50,6 +58,24 @@ type parcel struct {
 	later   *si.ApplicationResponse // state changes that follow the allocations
 	waiting []*si.UpdateContainerSchedulingStateRequest
 	events  []*si.EventRecord
+}
+
+// items counts the SI items of the parcel's responses, its events aside
+// (they are bounded where they wait: events.go).
+func (p *parcel) items() int64 {
+	n := len(p.waiting)
+	if p.nodes != nil {
+		n += len(p.nodes.Accepted) + len(p.nodes.Rejected)
+	}
+	for _, a := range [...]*si.ApplicationResponse{p.apps, p.later} {
+		if a != nil {
+			n += len(a.Accepted) + len(a.Rejected) + len(a.Updated)
+		}
+	}
+	if a := p.allocs; a != nil {
+		n += len(a.New) + len(a.Released) + len(a.RejectedAllocations)
+	}
+	return int64(n)
 }
 
 func (p *parcel) empty() bool {
@@ -93,6 +119,7 @@ type courier struct {
 
 	handed atomic.Uint64 // parcels handed over
 	sent   atomic.Uint64 // parcels sent
+	held   atomic.Int64  // SI items of the parcels handed over and not yet sent
 	// busy is set while a parcel is being sent; paused while the
 	// service has the RM paused (set by the service goroutine), so that
 	// the goroutine wakes it when the callback returns
@@ -103,6 +130,9 @@ type courier struct {
 	seen     uint64
 	seenBusy bool
 	seenAt   time.Time
+	// choked is set by the service goroutine while the RM's requests are
+	// refused (watchCouriers)
+	choked bool
 	// parked is set while the goroutine waits on wake; hot while waits
 	// came lately (the goroutine spins for work before parking)
 	parked atomic.Bool
@@ -145,6 +175,7 @@ func newCourier(after time.Duration, poke func()) *courier {
 // with the other processors busy (the RM's own goroutines), until the
 // scheduler preempts the caller, some 10 ms later.
 func (c *courier) hand(p parcel) {
+	c.held.Add(p.items())
 	c.mu.Lock()
 	c.queue = append(c.queue, p)
 	c.mu.Unlock()
@@ -190,8 +221,9 @@ func (c *courier) run() {
 			}
 			c.busy.Store(true)
 			batch[i].send()
-			batch[i] = parcel{}
 			c.busy.Store(false)
+			c.held.Add(-batch[i].items())
+			batch[i] = parcel{}
 			if n := c.sent.Add(1); n == c.target.Load() {
 				c.target.Store(0)
 				select {
@@ -361,5 +393,39 @@ func (s *Service) watchCouriers() {
 				l.Info("resource manager callback returned; scheduling for it resumes", "rmID", id)
 			}
 		}
+		if choke := c.paused.Load() && c.held.Load() > int64(s.maxHeld); choke != c.choked {
+			s.choke(id, c, choke)
+		}
 	}
+}
+
+// choke starts (on) or ends refusing the requests of RM rmID, whose
+// stalled courier c holds more than maxHeld items.
+func (s *Service) choke(rmID string, c *courier, on bool) {
+	c.choked = on
+	s.mu.Lock()
+	if on {
+		if s.choked == nil {
+			s.choked = map[string]int64{}
+		}
+		s.choked[rmID] = c.held.Load()
+	} else {
+		delete(s.choked, rmID)
+	}
+	s.mu.Unlock()
+	if l := s.hooks.Logger; l != nil && on {
+		l.Warn("resource manager callback has not returned and its responses pile up; its requests are refused until it does",
+			"rmID", rmID, "responses", c.held.Load(), "limit", s.maxHeld)
+	}
+}
+
+// chokedLocked is the error for a request of RM rmID while its requests
+// are refused (s.mu held), or nil.
+func (s *Service) chokedLocked(rmID string) error {
+	held, ok := s.choked[rmID]
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("%w: resource manager %s has not returned from a callback and %d responses wait for it (the limit is %d); retry once it returns",
+		ErrBusy, rmID, held, s.maxHeld)
 }

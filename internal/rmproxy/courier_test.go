@@ -1,6 +1,7 @@
 package rmproxy
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -214,4 +215,69 @@ func TestStalledRMRegistersAgain(t *testing.T) {
 	if got := fresh.allocs[0].AllocationKey; got != "a2" {
 		t.Errorf("new registration got %s, want a2", got)
 	}
+}
+
+// An RM whose callback stalls while its other goroutines keep sending
+// has its requests refused with ErrBusy once the responses waiting for it
+// pass the bound, instead of the scheduler holding them without limit;
+// another RM is not refused, and the stalled RM's requests are taken
+// again, and everything held delivered, once the callback returns.
+func TestStalledRMRefusedPastMaxHeld(t *testing.T) {
+	s := New(clock.Real{})
+	s.stallAfter = 100 * time.Millisecond
+	s.maxHeld = 5
+	var logs strings.Builder
+	var logMu sync.Mutex
+	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))})
+	defer s.Stop()
+	stuck := stall(t, s, "rmA")
+	other := newRecorder()
+	registerWithNode(t, s, "rmB", other, other)
+
+	newApp := func(rmID, id string) error {
+		return s.UpdateApplication(&si.ApplicationRequest{RmID: rmID, New: []*si.AddApplicationRequest{
+			{ApplicationID: id, QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
+		}})
+	}
+	var refused error
+	taken := 0 // applications of rmA taken in
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); taken++ {
+		if refused = newApp("rmA", fmt.Sprint("app-", taken)); refused != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !errors.Is(refused, ErrBusy) || !strings.Contains(refused.Error(), "rmA has not returned from a callback") {
+		t.Fatalf("after %d applications of the stalled RM: %v; want ErrBusy naming the stalled callback", taken, refused)
+	}
+	// each application taken in adds a response or two to what the
+	// courier holds: the refusal starts past the bound, and not long after
+	held := int64(0)
+	_ = s.Inspect(func(*engine.Engine) { held = s.couriers["rmA"].held.Load() })
+	if held <= int64(s.maxHeld) || taken > 2*s.maxHeld+20 {
+		t.Errorf("refused after %d applications with %d items held, the bound is %d", taken, held, s.maxHeld)
+	}
+	if err := newApp("rmB", "b-app"); err != nil {
+		t.Errorf("another RM is refused: %v", err)
+	}
+	other.await(t, "rmB's application", func() bool { return len(other.accApps) == 2 })
+	logMu.Lock()
+	if !strings.Contains(logs.String(), "its requests are refused") {
+		t.Errorf("no warning of the refusal in the log:\n%s", logs.String())
+	}
+	logMu.Unlock()
+
+	close(stuck.release)
+	stuck.await(t, "the held responses after the callback returned", func() bool { return len(stuck.accApps) == taken+1 })
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if err = newApp("rmA", "after"); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("the RM's requests are still refused after its callback returned: %v", err)
+	}
+	stuck.await(t, "the application sent after the callback returned", func() bool { return len(stuck.accApps) == taken+2 })
 }

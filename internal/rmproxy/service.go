@@ -46,9 +46,12 @@ type Service struct {
 	// rms are the registered RMs' registries, for the callers' check and
 	// their conversions (prepare.go); under mu, written on the service
 	// goroutine as the RM registers
-	rms  map[string]*resource.Registry
-	wake chan struct{}
-	done chan struct{}
+	rms map[string]*resource.Registry
+	// choked holds the RMs whose requests are refused while a stalled
+	// callback's responses pile up (courier.go), with how many
+	choked map[string]int64
+	wake   chan struct{}
+	done   chan struct{}
 
 	// owned by the service goroutine
 	noReserve bool // reservations off (SetReservations)
@@ -59,6 +62,7 @@ type Service struct {
 	couriers   map[string]*courier
 	stallAfter time.Duration
 	stopWait   time.Duration
+	maxHeld    int
 	pending    map[string]*partition.Outbox
 	events     map[string]*eventBuffer
 
@@ -129,6 +133,7 @@ func newService(clk clock.Clock) *Service {
 		couriers:   map[string]*courier{},
 		stallAfter: StallAfter,
 		stopWait:   StopWait,
+		maxHeld:    MaxHeld,
 	}
 }
 
@@ -155,7 +160,19 @@ func (s *Service) Cycle() int {
 // enqueue hands f, carrying n SI items, to the service goroutine, waiting
 // for room while the queue is full (queue.go); n = 0 never waits.
 func (s *Service) enqueue(f func(now time.Time), n int) error {
+	return s.enqueueFrom("", f, n)
+}
+
+// enqueueFrom is enqueue for a request of RM rmID, refused while that
+// RM's stalled callback holds too many responses (courier.go).
+func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 	s.mu.Lock()
+	if len(s.choked) > 0 && rmID != "" {
+		if err := s.chokedLocked(rmID); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
 	if err := s.admitLocked(n); err != nil {
 		s.mu.Unlock()
 		return err
@@ -311,6 +328,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 				// one still held for it is dropped
 				if old != nil {
 					old.retire()
+					if old.choked {
+						s.choke(req.RmID, old, false)
+					}
 				}
 				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
 			}
@@ -448,7 +468,7 @@ func (s *Service) UpdateNode(req *si.NodeRequest) error {
 	if err := s.checkRM("NodeRequest", req.RmID); err != nil {
 		return err
 	}
-	return s.enqueue(func(now time.Time) { s.applyNodes(req, now) }, nodeItems(req))
+	return s.enqueueFrom(req.RmID, func(now time.Time) { s.applyNodes(req, now) }, nodeItems(req))
 }
 
 // UpdateApplication queues application changes.
@@ -459,7 +479,7 @@ func (s *Service) UpdateApplication(req *si.ApplicationRequest) error {
 	if err := s.checkRM("ApplicationRequest", req.RmID); err != nil {
 		return err
 	}
-	return s.enqueue(func(now time.Time) { s.applyApps(req, now) }, appItems(req))
+	return s.enqueueFrom(req.RmID, func(now time.Time) { s.applyApps(req, now) }, appItems(req))
 }
 
 // UpdateAllocation queues asks, allocations and releases. While the
@@ -482,7 +502,7 @@ func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 	if !idle && runtime.GOMAXPROCS(0) > 1 {
 		pre = prepare(reg, req)
 	}
-	err = s.enqueue(func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
+	err = s.enqueueFrom(req.RmID, func(now time.Time) { s.applyAllocations(req, pre, now) }, allocItems(req))
 	if idle {
 		// the service goroutine, woken by the enqueue, waits on this
 		// goroutine's processor until another one takes it: yield, so

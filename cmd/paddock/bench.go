@@ -8,9 +8,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/paddock-sched/paddock/internal/bench"
+	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/events"
+	"github.com/paddock-sched/paddock/internal/metrics"
+	"github.com/paddock-sched/paddock/internal/resource"
+	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
 func init() {
@@ -33,6 +39,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured part to this file (with more than one scenario, the scenario's number goes before the extension: cpu-1.pprof)")
 	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
+	observed := fs.Bool("observed", false, "install paddock serve's observers of the scheduler, its metrics hooks and its event history (filled to its capacity first, as in a server that has run a while): what operating it costs the hot path")
 	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
 	describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
@@ -62,8 +69,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")
 		return exitUsage
 	}
+	var setup func(*rmproxy.Service)
+	if *observed {
+		setup = observe
+	}
 	if *warmup {
-		if _, err := bench.Run(scs[0]); err != nil {
+		if _, err := bench.RunWith(scs[0], setup); err != nil {
 			fmt.Fprintf(stderr, "paddock bench: warm-up: %v\n", err)
 			return 2
 		}
@@ -72,7 +83,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		if *cpuprof != "" || *memprof != "" {
 			bench.Measure = profiler(profileName(*cpuprof, i, len(scs)), profileName(*memprof, i, len(scs)), stderr)
 		}
-		r, err := bench.Run(sc)
+		r, err := bench.RunWith(sc, setup)
 		bench.Measure = nil
 		if err != nil {
 			fmt.Fprintf(stderr, "paddock bench: %s: %v\n", sc.Name(), err)
@@ -84,6 +95,19 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// observe installs on svc what paddock serve observes it with: the
+// metrics hooks and an event history, filled to its capacity.
+func observe(svc *rmproxy.Service) {
+	m := metrics.New(metrics.SnapshotSource{Service: svc}, nil)
+	ev := events.New(events.Options{})
+	for i := range ev.Ring().Capacity() {
+		ev.AppendFrom(nil, &event.Record{Type: event.App, Change: event.Add, Detail: event.AppAlloc, ObjectID: "warm-up", ReferenceID: strconv.Itoa(i)})
+	}
+	h := m.Hooks()
+	h.Event = func(_ string, reg *resource.Registry, r *event.Record) { ev.AppendFrom(reg, r) }
+	svc.SetHooks(h)
 }
 
 // profileName is the profile file of scenario i of n: name itself for a

@@ -43,9 +43,9 @@ type Entry struct {
 // per record; they are never reused, also across resizes.
 type Ring struct {
 	mu      sync.Mutex
-	buf     []Entry // grows up to capacity as records arrive
-	limit   int     // the capacity
-	start   int     // index of the oldest entry
+	buf     []slot // grows up to capacity as records arrive
+	limit   int    // the capacity
+	start   int    // index of the oldest entry
 	n       int
 	next    uint64 // ID of the next record
 	dropped uint64
@@ -58,7 +58,7 @@ func NewRing(capacity int) *Ring {
 	if capacity <= 0 {
 		capacity = DefaultRingCapacity
 	}
-	return &Ring{buf: make([]Entry, min(capacity, initialSize)), limit: capacity, subs: map[*subscription]struct{}{}}
+	return &Ring{buf: make([]slot, min(capacity, initialSize)), limit: capacity, subs: map[*subscription]struct{}{}}
 }
 
 // initialSize is the ring's first allocation; it doubles up to the
@@ -67,18 +67,20 @@ const initialSize = 1024
 
 // Append stores a record, dropping the oldest when the ring is full, and
 // offers it to every open stream. It never blocks on a reader.
-func (r *Ring) Append(rec event.Record) { r.AppendFrom(nil, rec) }
+func (r *Ring) Append(rec event.Record) { r.AppendFrom(nil, &rec) }
 
-// AppendFrom is Append for a record whose vector reg names.
-func (r *Ring) AppendFrom(reg *resource.Registry, rec event.Record) {
+// AppendFrom is Append for a record whose vector reg names; it copies
+// *rec into its slot.
+func (r *Ring) AppendFrom(reg *resource.Registry, rec *event.Record) {
 	r.mu.Lock()
-	e := Entry{ID: r.next, Record: rec, Registry: reg}
+	id := r.next
 	r.next++
 	if r.n == len(r.buf) && r.n < r.limit {
 		r.regrow(min(2*len(r.buf), r.limit))
 	}
+	var e *slot
 	if r.n == len(r.buf) {
-		r.buf[r.start] = e
+		e = &r.buf[r.start]
 		r.start++
 		if r.start == len(r.buf) {
 			r.start = 0
@@ -89,12 +91,15 @@ func (r *Ring) AppendFrom(reg *resource.Registry, rec event.Record) {
 		if i >= len(r.buf) {
 			i -= len(r.buf)
 		}
-		r.buf[i] = e
+		e = &r.buf[i]
 		r.n++
 	}
-	for s := range r.subs {
-		if !s.notify(e.ID) {
-			delete(r.subs, s)
+	e.set(id, reg, rec)
+	if len(r.subs) > 0 {
+		for s := range r.subs {
+			if !s.notify(id) {
+				delete(r.subs, s)
+			}
 		}
 	}
 	r.mu.Unlock()
@@ -110,7 +115,7 @@ func (r *Ring) Capacity() int {
 // regrow moves the records, oldest first, to a buffer of size n >= r.n;
 // r.mu is held.
 func (r *Ring) regrow(n int) {
-	buf := make([]Entry, n)
+	buf := make([]slot, n)
 	for i := range r.n {
 		buf[i] = r.buf[(r.start+i)%len(r.buf)]
 	}
@@ -157,7 +162,7 @@ func (r *Ring) bounds() (lowest, highest uint64) {
 	if r.n == 0 {
 		return 0, 0
 	}
-	return r.buf[r.start].ID, r.next - 1
+	return r.buf[r.start].id, r.next - 1
 }
 
 // Range returns at most count records with IDs from start on (from the
@@ -177,7 +182,7 @@ func (r *Ring) Range(start uint64, count int) (lowest, highest uint64, out []Ent
 	k := min(count, r.n-skip)
 	out = make([]Entry, k)
 	for i := range k {
-		out[i] = r.buf[(r.start+skip+i)%len(r.buf)]
+		out[i] = r.buf[(r.start+skip+i)%len(r.buf)].entry()
 	}
 	return lowest, highest, out
 }
@@ -187,7 +192,7 @@ func (r *Ring) newest(count int) []Entry {
 	k := min(max(count, 0), r.n)
 	out := make([]Entry, k)
 	for i := range k {
-		out[i] = r.buf[(r.start+r.n-k+i)%len(r.buf)]
+		out[i] = r.buf[(r.start+r.n-k+i)%len(r.buf)].entry()
 	}
 	return out
 }

@@ -118,7 +118,7 @@ func (s *Service) Append(r event.Record) { s.ring.Append(r) }
 
 // AppendFrom stores a record whose resource vector reg names (each RM has
 // its own registry); it never blocks on readers.
-func (s *Service) AppendFrom(reg *resource.Registry, r event.Record) { s.ring.AppendFrom(reg, r) }
+func (s *Service) AppendFrom(reg *resource.Registry, r *event.Record) { s.ring.AppendFrom(reg, r) }
 
 // Streams lists the open streams.
 func (s *Service) Streams() []StreamInfo { return s.ring.streams() }

@@ -114,7 +114,7 @@ func (r *Ring) read(s *subscription, max int) (out []Entry, slow bool) {
 	skip := int(s.next - lowest)
 	out = make([]Entry, k)
 	for i := range k {
-		out[i] = r.buf[(r.start+skip+i)%len(r.buf)]
+		out[i] = r.buf[(r.start+skip+i)%len(r.buf)].entry()
 	}
 	s.next += uint64(k)
 	return out, false

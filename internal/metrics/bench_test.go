@@ -41,8 +41,11 @@ func BenchmarkHotPath(b *testing.B) {
 		run(b, func(svc *rmproxy.Service) {
 			m := New(SnapshotSource{Service: svc}, nil)
 			ev := events.New(events.Options{})
+			for range events.DefaultRingCapacity {
+				ev.AppendFrom(nil, &event.Record{ObjectID: "warm"})
+			}
 			h := m.Hooks()
-			h.Event = func(_ string, reg *resource.Registry, r event.Record) { ev.AppendFrom(reg, r) }
+			h.Event = func(_ string, reg *resource.Registry, r *event.Record) { ev.AppendFrom(reg, r) }
 			svc.SetHooks(h)
 		})
 	})

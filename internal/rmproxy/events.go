@@ -118,9 +118,9 @@ func (s *Service) blindOf(rmID string) *bool {
 // eventSink is the engine's event sink for one registration of an RM: it
 // buffers each record in the RM's buffer (bufferEvent), both the buffer
 // and the registration's registry looked up once.
-func (s *Service) eventSink(rmID string) func(event.Record) {
+func (s *Service) eventSink(rmID string) func(*event.Record) {
 	b, reg := s.eventBufferOf(rmID), s.eng.Registry(rmID)
-	return func(r event.Record) { s.bufferEvent(rmID, b, reg, &r) }
+	return func(r *event.Record) { s.bufferEvent(rmID, b, reg, r) }
 }
 
 // bufferEvent buffers a record of RM rmID in b, its buffer; reg is the
@@ -141,7 +141,7 @@ func (s *Service) bufferEvent(rmID string, b *eventBuffer, reg *resource.Registr
 	}
 	b.add(r)
 	if s.hooks.Event != nil {
-		s.hooks.Event(rmID, reg, *r)
+		s.hooks.Event(rmID, reg, r)
 	}
 }
 

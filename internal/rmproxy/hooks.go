@@ -17,8 +17,9 @@ import (
 // quickly and never block; nil hooks cost nothing.
 type Hooks struct {
 	// Event receives every event record of every RM, as it is made, with
-	// the RM's resource registry, which names the record's vector.
-	Event func(rmID string, reg *resource.Registry, r event.Record)
+	// the RM's resource registry, which names the record's vector. The
+	// record is the caller's: the hook copies what it keeps.
+	Event func(rmID string, reg *resource.Registry, r *event.Record)
 	// Step receives the duration of every scheduling step and the number
 	// of allocations it made.
 	Step func(d time.Duration, made int)

@@ -35,7 +35,7 @@ func TestHooks(t *testing.T) {
 			tally.AppsRejected += t.AppsRejected
 			tally.NodesRemoved += t.NodesRemoved
 		},
-		Event:  func(_ string, _ *resource.Registry, r event.Record) { evs = append(evs, r) },
+		Event:  func(_ string, _ *resource.Registry, r *event.Record) { evs = append(evs, *r) },
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	rec := newRecorder()

@@ -274,7 +274,7 @@ func TestSchedulingFailedOnRMLogsAndEvents(t *testing.T) {
 	var evs []event.Record
 	released := 0
 	r.s.SetHooks(Hooks{
-		Event:  func(_ string, _ *resource.Registry, e event.Record) { evs = append(evs, e) },
+		Event:  func(_ string, _ *resource.Registry, e *event.Record) { evs = append(evs, *e) },
 		Tally:  func(t *Tally) { released += t.Released },
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})

@@ -403,8 +403,8 @@ func TestEventBufferKeepsOldest(t *testing.T) {
 		recs = append(recs, event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
 	sink := s.eventSink("rm")
-	for _, r := range recs {
-		sink(r)
+	for i := range recs {
+		sink(&recs[i])
 	}
 	b := s.events["rm"]
 	got := b.take()
@@ -423,7 +423,7 @@ func TestEventRequestCapacity(t *testing.T) {
 	}
 	s.events["rm"].take() // the root queue's creation
 	for i := range 8 {
-		s.eventSink("rm")(event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
+		s.eventSink("rm")(&event.Record{Type: event.App, ObjectID: fmt.Sprint(i)})
 	}
 	b := s.events["rm"]
 	if len(b.recs) != 5 || b.dropped != 3 {
@@ -521,7 +521,7 @@ func TestEveryEventHasItsTime(t *testing.T) {
 	v := clock.NewVirtual(time.Unix(1000, 0))
 	s := NewManual(v)
 	var hooked []event.Record
-	s.SetHooks(Hooks{Event: func(_ string, _ *resource.Registry, r event.Record) { hooked = append(hooked, r) }})
+	s.SetHooks(Hooks{Event: func(_ string, _ *resource.Registry, r *event.Record) { hooked = append(hooked, *r) }})
 	rec := newRecorder()
 	s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "sim", Config: cfg}, rec)
 	v.Advance(time.Second)

@@ -22,7 +22,7 @@ func TestResourceTypesPerRM(t *testing.T) {
 	defer s.Stop()
 	// event records are named by their RM's registry
 	named := map[string]string{}
-	s.SetHooks(Hooks{Event: func(rmID string, reg *resource.Registry, r event.Record) {
+	s.SetHooks(Hooks{Event: func(rmID string, reg *resource.Registry, r *event.Record) {
 		if r.Type == event.Node && r.Resource.AnyPositive() {
 			named[rmID+"/"+r.ObjectID] = reg.Format(r.Resource)
 		}

@@ -202,7 +202,7 @@ func Start(o Options) (*Server, error) {
 	// before the hooks: an RM's extra configuration sets its interval
 	s.health = health.New(s.svc, health.DefaultInterval)
 	hooks := s.metrics.Hooks()
-	hooks.Event = func(_ string, reg *resource.Registry, r event.Record) { s.events.AppendFrom(reg, r) }
+	hooks.Event = func(_ string, reg *resource.Registry, r *event.Record) { s.events.AppendFrom(reg, r) }
 	hooks.Extra = s.applyExtra
 	hooks.Logger = o.Logs.Logger(logging.RMProxy)
 	hooks.Loggers = o.Logs.Logger

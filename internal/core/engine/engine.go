@@ -127,7 +127,7 @@ type RM struct {
 	// preemptCheck is the RM's PreemptionPredicates, nil for none.
 	preemptCheck partition.PreemptCheck
 	events       bool
-	sink         func(event.Record)
+	sink         func(*event.Record)
 	// paused is set while the RM's callbacks are stalled (Pause): its
 	// partitions run their timers but no pass
 	paused bool
@@ -493,7 +493,7 @@ func (rm *RM) applyExtra() {
 	}
 }
 
-func (rm *RM) sinkFor() func(event.Record) {
+func (rm *RM) sinkFor() func(*event.Record) {
 	if !rm.events {
 		return nil
 	}
@@ -502,7 +502,7 @@ func (rm *RM) sinkFor() func(event.Record) {
 
 // SetEventSink installs the function an RM's event records go to (nil:
 // none). Events flow only while event.trackingEnabled is not false.
-func (e *Engine) SetEventSink(rmID string, sink func(event.Record)) {
+func (e *Engine) SetEventSink(rmID string, sink func(*event.Record)) {
 	rm, ok := e.rms[rmID]
 	if !ok {
 		return

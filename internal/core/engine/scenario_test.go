@@ -319,7 +319,7 @@ func (s *scenario) do(line, heredoc string) {
 			s.rm = pos[0]
 		}
 		s.lastErr = s.e.RegisterRM(s.rm, "queues", s.config, nil)
-		s.e.SetEventSink(s.rm, func(r event.Record) { s.events = append(s.events, r) })
+		s.e.SetEventSink(s.rm, func(r *event.Record) { s.events = append(s.events, *r) })
 	case "clear-events":
 		s.events = s.events[:0]
 	case "use":

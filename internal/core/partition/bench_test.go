@@ -188,7 +188,7 @@ func BenchmarkScheduleEvents(b *testing.B) {
 			p := mustPartition(b, benchConfig(10))
 			n := 0
 			if sink {
-				p.SetEventSink(func(event.Record) { n++ })
+				p.SetEventSink(func(*event.Record) { n++ })
 			} else {
 				p.SetEventSink(nil)
 			}

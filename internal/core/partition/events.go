@@ -12,18 +12,17 @@ import (
 )
 
 // SetEventSink installs the function every event record is passed to,
-// synchronously and in order; nil turns events off (event.trackingEnabled
+// synchronously and in order (the record is the partition's: the sink
+// copies what it keeps, and may set its Time); nil turns events off (event.trackingEnabled
 // false). A zero Time is for the sink to fill in (the time it receives the
 // record). The first sink installed is told of the queues that exist
 // already (the configured tree is built before any sink can be set), as
 // the reference reports each queue's creation.
-func (p *Partition) SetEventSink(sink func(event.Record)) {
+func (p *Partition) SetEventSink(sink func(*event.Record)) {
 	p.sink = sink
 	p.noEvents = sink == nil
 	if sink != nil {
-		// a closure, not the method value: its wrapper would copy the
-		// event (168 bytes) once more
-		p.users.OnEvent(func(e usage.Event) { p.usageEvent(&e) })
+		p.users.OnEvent(p.usageEvent)
 		if !p.announced {
 			p.announced = true
 			p.tree.Each(func(q *queue.Queue) { p.queueEvent(queue.Added, q) })
@@ -72,9 +71,11 @@ func (p *Partition) queueEvent(k queue.ChangeKind, q *queue.Queue) {
 	}
 }
 
+// emit passes r to the sink through p.rec.
 func (p *Partition) emit(r event.Record) {
 	if p.sink != nil {
-		p.sink(r)
+		p.rec = r
+		p.sink(&p.rec)
 	}
 }
 
@@ -89,11 +90,20 @@ func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg stri
 
 // emitWith emits a record of type t about object id; res is nil for none.
 func (p *Partition) emitWith(t event.Type, c event.Change, d event.Detail, id, ref, msg string, res *resource.Vector, now time.Time) {
-	r := event.Record{Type: t, Change: c, Detail: d, ObjectID: id, ReferenceID: ref, Message: msg, Time: nanos(now)}
+	if p.sink == nil {
+		return
+	}
+	// field by field: a whole-record assignment into the heap copies
+	// through the write barrier's bulk path while the collector marks
+	r := &p.rec
+	r.Type, r.Change, r.Detail, r.Time = t, c, d, nanos(now)
+	r.ObjectID, r.ReferenceID, r.Message = id, ref, msg
 	if res != nil {
 		r.Resource = *res
+	} else {
+		r.Resource = resource.Vector{}
 	}
-	p.emit(r)
+	p.sink(r)
 }
 
 func (p *Partition) emitQueue(c event.Change, d event.Detail, path, msg string, res resource.Vector, now time.Time) {

@@ -53,7 +53,10 @@ type Partition struct {
 	noEvents    bool
 	announced   bool // the existing queues were reported to the first sink
 	lastWaiting time.Time
-	sink        func(event.Record)
+	sink        func(*event.Record)
+	// rec is the record emit passes to the sink (a pointer to a local
+	// would escape through the call: an allocation per event)
+	rec event.Record
 	// usageTime is the time of the decision whose user and group usage
 	// events are being emitted (zero: the sink's present time)
 	usageTime time.Time

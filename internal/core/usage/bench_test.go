@@ -12,7 +12,7 @@ import (
 // group limits on the way.
 func benchFixture(b *testing.B) (*Manager, []string, []string, []string, []string) {
 	f := newFixture(b, treeYAML(0))
-	f.m.OnEvent(func(Event) {}) // events on, as in the engine
+	f.m.OnEvent(func(*Event) {}) // events on, as in the engine
 	leafs := leaves()
 	users, groups, paths, apps := make([]string, 100), make([]string, 100), make([]string, 100), make([]string, 100)
 	for i := range users {

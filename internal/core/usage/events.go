@@ -68,10 +68,14 @@ type Event struct {
 
 // OnEvent sets the function every event is passed to, synchronously and in
 // order; nil (the default) drops events.
-func (m *Manager) OnEvent(fn func(Event)) { m.emitFn = fn }
+// The event is the manager's: fn copies what it keeps.
+func (m *Manager) OnEvent(fn func(*Event)) { m.emitFn = fn }
 
+// emit passes e to the event function; it goes through the manager's own
+// event so that fn gets a pointer without an allocation per event.
 func (m *Manager) emit(e Event) {
 	if m.emitFn != nil {
-		m.emitFn(e)
+		m.ev = e
+		m.emitFn(&m.ev)
 	}
 }

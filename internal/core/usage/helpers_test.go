@@ -30,7 +30,7 @@ func newFixture(t testing.TB, yaml string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, reg: resource.NewRegistry()}
 	f.m = New(f.reg)
-	f.m.OnEvent(func(e Event) { f.events = append(f.events, e) })
+	f.m.OnEvent(func(e *Event) { f.events = append(f.events, *e) })
 	if yaml != "" {
 		f.configure(yaml)
 	}

@@ -19,7 +19,8 @@ type Manager struct {
 	// applications and their groups.
 	waiting   map[string]string
 	waitingBy map[string]map[string]string
-	emitFn    func(Event)
+	emitFn    func(*Event)
+	ev        Event // the event emit passes
 	// last is the application found by the latest lookup: the scheduler
 	// checks and then allocates for the same application, so most lookups
 	// repeat the previous one.

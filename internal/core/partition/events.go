@@ -210,7 +210,7 @@ func (p *Partition) usageEvent(e *usage.Event) {
 	case usage.Remove:
 		c = event.Remove
 	}
-	p.emit(event.Record{Type: event.UserGroup, Change: c, Detail: d, ObjectID: e.ObjectID, ReferenceID: e.ReferenceID, Resource: e.Resource, Time: nanos(p.usageTime)})
+	p.emitWith(event.UserGroup, c, d, e.ObjectID, e.ReferenceID, "", &e.Resource, p.usageTime)
 }
 
 // cannotRun reports a change of whether a limit keeps application a from

@@ -73,9 +73,18 @@ func (m *Manager) OnEvent(fn func(*Event)) { m.emitFn = fn }
 
 // emit passes e to the event function; it goes through the manager's own
 // event so that fn gets a pointer without an allocation per event.
-func (m *Manager) emit(e Event) {
-	if m.emitFn != nil {
-		m.ev = e
-		m.emitFn(&m.ev)
+func (m *Manager) emit(t EventType, c Change, objectID, referenceID string, res *resource.Vector) {
+	if m.emitFn == nil {
+		return
 	}
+	// field by field: a whole-event assignment into the heap copies
+	// through the write barrier's bulk path while the collector marks
+	e := &m.ev
+	e.Type, e.Change, e.ObjectID, e.ReferenceID = t, c, objectID, referenceID
+	if res != nil {
+		e.Resource = *res
+	} else {
+		e.Resource = resource.Vector{}
+	}
+	m.emitFn(e)
 }

@@ -104,7 +104,7 @@ func (m *Manager) Configure(root *config.QueueConfig) error {
 	m.unlinkGroups()
 	m.rebind()
 	for _, e := range events {
-		m.emit(e)
+		m.emit(e.Type, e.Change, e.ObjectID, e.ReferenceID, &e.Resource)
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func (m *Manager) unlinkGroups() {
 	for _, id := range ids {
 		a := m.apps[id]
 		m.leave(m.groups, a.group, a, a.groupPath)
-		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
+		m.emit(AppLink, Remove, a.group, a.id, nil)
 		a.group, a.groupPath = "", nil
 	}
 }

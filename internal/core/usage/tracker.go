@@ -122,9 +122,9 @@ func (m *Manager) AllocateOn(e *Entry, user, group, queuePath, appID string, res
 		n.usage.IncOn(res, mask)
 	}
 	if mask != 0 {
-		m.emit(Event{Type: UserResource, Change: Add, ObjectID: user, ReferenceID: queuePath, Resource: *res})
+		m.emit(UserResource, Add, user, queuePath, res)
 		if group != "" {
-			m.emit(Event{Type: GroupResource, Change: Add, ObjectID: group, ReferenceID: queuePath, Resource: *res})
+			m.emit(GroupResource, Add, group, queuePath, res)
 		}
 	}
 	return a, nil
@@ -149,7 +149,7 @@ func (m *Manager) start(user, group, queuePath, appID string) *app {
 	a.userPath = m.join(m.users, user, a)
 	if group != "" {
 		a.groupPath = m.join(m.groups, group, a)
-		m.emit(Event{Type: AppLink, Change: Set, ObjectID: group, ReferenceID: appID})
+		m.emit(AppLink, Set, group, appID, nil)
 	}
 	m.bind(a)
 	m.apps[appID] = a
@@ -241,9 +241,9 @@ func (m *Manager) sub(a *app, res resource.Vector) {
 		n.usage.DecOn(&res, mask)
 	}
 	if mask != 0 {
-		m.emit(Event{Type: UserResource, Change: Remove, ObjectID: a.user, ReferenceID: a.leaf.path, Resource: res})
+		m.emit(UserResource, Remove, a.user, a.leaf.path, &res)
 		if a.group != "" {
-			m.emit(Event{Type: GroupResource, Change: Remove, ObjectID: a.group, ReferenceID: a.leaf.path, Resource: res})
+			m.emit(GroupResource, Remove, a.group, a.leaf.path, &res)
 		}
 	}
 }
@@ -254,7 +254,7 @@ func (m *Manager) stop(a *app) {
 	m.leave(m.users, a.user, a, a.userPath)
 	if a.group != "" {
 		m.leave(m.groups, a.group, a, a.groupPath)
-		m.emit(Event{Type: AppLink, Change: Remove, ObjectID: a.group, ReferenceID: a.id})
+		m.emit(AppLink, Remove, a.group, a.id, nil)
 	}
 	delete(m.apps, a.id)
 	a.stopped = true

@@ -12,10 +12,9 @@ import (
 )
 
 // SetEventSink installs the function every event record is passed to,
-// synchronously and in order (the record is the partition's: the sink
-// copies what it keeps, and may set its Time); nil turns events off (event.trackingEnabled
-// false). A zero Time is for the sink to fill in (the time it receives the
-// record). The first sink installed is told of the queues that exist
+// synchronously and in order; nil turns events off (event.trackingEnabled
+// false). The record is the partition's: the sink copies what it keeps. A
+// zero Time is for the sink to fill in (the time it receives the record). The first sink installed is told of the queues that exist
 // already (the configured tree is built before any sink can be set), as
 // the reference reports each queue's creation.
 func (p *Partition) SetEventSink(sink func(*event.Record)) {

@@ -353,7 +353,7 @@ func (d *driver) barrier(ctx context.Context, r *rm) error {
 				Ugi: &si.UserGroupInformation{User: "marker"}}}}),
 			r.c.UpdateNode(&si.NodeRequest{RmID: r.id, Nodes: []*si.NodeInfo{{NodeID: marker, Action: si.NodeInfo_CREATE,
 				SchedulableResource: &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: -1}}}}}}),
-			r.c.UpdateAllocation(&si.AllocationRequest{RmID: r.id, Allocations: []*si.Allocation{{AllocationKey: marker, ApplicationID: "marker-app-that-is-not",
+			r.c.UpdateAllocation(&si.AllocationRequest{RmID: r.id, Allocations: []*si.Allocation{{AllocationKey: marker,
 				ResourcePerAlloc: sigen.Res(1, 1)}}}),
 		)
 		if err == nil {

@@ -32,6 +32,14 @@ const (
 	// FirstSlice is the first slice of intake after a quiet IntakeSlice:
 	// one pass more per burst, on a tenth of a slice's asks.
 	FirstSlice = 100 * time.Microsecond
+	// PassSlice is how long a pass runs before it gives way to requests
+	// waiting to be taken in and to other RMs' partitions with work
+	// (engine.SetSlice): the goroutine takes the requests in, runs the
+	// other partitions' passes and then goes on with it. Without it, an
+	// ask of one RM waited for the whole of another RM's pass after a
+	// large burst (half a second at 300,000 asks), and so did every
+	// request, a release or a new node included.
+	PassSlice = 5 * time.Millisecond
 )
 
 // batching is the state of the deliveries made while a pass runs (owned
@@ -42,8 +50,10 @@ type batching struct {
 	checks   int       // batch calls since the last delivery
 	maxCheck int       // MaxBatch in batch calls
 	// intake is set while the goroutine applies queued requests (which
-	// it may cut, see cut), start is when the slice began
+	// it may cut, see cut), start is when the slice began; ahead is set
+	// while requests taken in wait behind the one applied
 	intake bool
+	ahead  bool
 	start  time.Time
 }
 
@@ -114,11 +124,21 @@ func (b *batching) delivered() {
 func (s *Service) intake(work []func(time.Time), now time.Time) {
 	b := &s.batching
 	b.intake, b.start = true, sliceStart(time.Now(), b.last)
-	for _, f := range work {
+	for i, f := range work {
+		b.ahead = i < len(work)-1
 		f(now)
 		s.cut(now)
 	}
-	b.intake = false
+	b.intake, b.ahead = false, false
+}
+
+// requestsWaiting reports, between two decisions of a pass, whether
+// requests wait that the goroutine would take in if the pass gave way
+// (engine.SetSlice): not while requests it took in earlier wait to be
+// applied (a pass between two of them), as it takes the next ones only
+// after those.
+func (s *Service) requestsWaiting() bool {
+	return !s.batching.ahead && s.queued.Load()
 }
 
 // sliceStart is when the first slice of an intake starting at now counts

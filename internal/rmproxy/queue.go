@@ -110,6 +110,7 @@ func (s *Service) takeLocked() []func(now time.Time) {
 	work := s.inbox
 	s.inbox = nil
 	s.queue.items = 0
+	s.queued.Store(false)
 	if s.queue.room != nil {
 		close(s.queue.room)
 		s.queue.room = nil

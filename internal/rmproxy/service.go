@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
@@ -47,6 +48,9 @@ type Service struct {
 	// their conversions (prepare.go); under mu, written on the service
 	// goroutine as the RM registers
 	rms map[string]*resource.Registry
+	// queued is set while the inbox holds requests (read by the engine
+	// between decisions, SetSlice)
+	queued atomic.Bool
 	// choked holds the RMs whose requests are refused while a stalled
 	// callback's responses pile up (courier.go), with how many
 	choked map[string]int64
@@ -106,6 +110,7 @@ func New(clk clock.Clock) *Service {
 	s := newService(clk)
 	s.batching.maxCheck = max(MaxBatch/partition.BatchCheck, 1)
 	s.eng.SetBatch(s.batch)
+	s.eng.SetSlice(PassSlice, time.Now, s.requestsWaiting)
 	go s.loop()
 	return s
 }
@@ -179,6 +184,7 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 	}
 	s.inbox = append(s.inbox, f)
 	s.queue.items += n
+	s.queued.Store(true)
 	s.mu.Unlock()
 	s.poke()
 	return nil
@@ -245,6 +251,9 @@ func (s *Service) loop() {
 		made := s.step(now)
 		s.afterStep(len(work), made)
 		s.deliver(now, false)
+		if s.eng.Yielded() {
+			s.poke() // a pass gave way: go on with it after the inbox
+		}
 		s.watchCouriers()
 		s.reportTally()
 		s.serveSnapshots(now)

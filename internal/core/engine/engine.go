@@ -33,8 +33,19 @@ type Engine struct {
 	typeLimit int
 	// latency times the scheduling phases of every partition, nil for none.
 	latency *latency.Recorder
-	// batch is installed on every partition (SetBatch).
+	// batch is installed on every partition (SetBatch), through pause.
 	batch func()
+	// slice, when not zero, bounds a pass that others wait for (SetSlice);
+	// clock and waiting are its clock and the owner's test for requests
+	// waiting to be taken in. passStart and firstBatch are the running
+	// pass's start and its first batch call, running its partition.
+	slice      time.Duration
+	clock      func() time.Time
+	waiting    func() bool
+	running    *partition.Partition
+	passStart  time.Time
+	firstBatch time.Time
+	yielded    bool
 	// logs are the loggers every partition logs to (nil: none).
 	logs *partition.Loggers
 }
@@ -71,10 +82,70 @@ func (e *Engine) SetBatch(f func()) {
 	e.batch = f
 	for _, rm := range e.rms {
 		for _, p := range rm.partitions {
-			p.SetBatch(f)
+			p.SetBatch(e.between)
 		}
 	}
 }
+
+// SetSlice makes a pass that has run for d end early, between two
+// decisions, when another partition has work or waiting() reports
+// requests waiting for the owner to take in: a burst of one RM then
+// delays the other RMs' decisions and everyone's requests by about d,
+// not by its whole pass. The pass ends only after it has placed
+// something (at a batch call) and has run at least twice as long as it
+// took to place its first partition.BatchCheck asks, so that a pass
+// that first walks many asks that fit nowhere still spends most of its
+// time placing. The partition stays dirty and the next Step goes on. now
+// reads the wall clock; d = 0 (the default) never ends a pass early, and
+// a virtual-time owner leaves it so (decisions then do not depend on the
+// machine's speed).
+func (e *Engine) SetSlice(d time.Duration, now func() time.Time, waiting func() bool) {
+	e.slice, e.clock, e.waiting = d, now, waiting
+}
+
+// between is every partition's batch function: the owner's, then
+// whether the running pass should end (SetSlice).
+func (e *Engine) between() bool {
+	if e.batch != nil {
+		e.batch()
+	}
+	if e.slice == 0 || e.running == nil {
+		return false
+	}
+	now := e.clock()
+	if e.firstBatch.IsZero() {
+		e.firstBatch = now
+	}
+	ran := now.Sub(e.passStart)
+	if ran < e.slice || ran < 2*e.firstBatch.Sub(e.passStart) {
+		return false
+	}
+	if e.waiting() || e.contended() {
+		e.yielded = true
+		return true
+	}
+	return false
+}
+
+// contended reports whether a partition other than the running one, of
+// an RM not paused, has work.
+func (e *Engine) contended() bool {
+	for _, rm := range e.sorted {
+		if rm.paused {
+			continue
+		}
+		for _, p := range rm.parts {
+			if p != e.running && p.Dirty() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Yielded reports whether a pass of the last Step ended early
+// (SetSlice): the owner should step again soon.
+func (e *Engine) Yielded() bool { return e.yielded }
 
 // Predicate is an RM's veto on placing an ask on a node
 // (partition.Predicate).
@@ -188,7 +259,7 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 		}
 		p.SetLoggers(e.logs)
 		p.SetLatency(e.latency)
-		p.SetBatch(e.batch)
+		p.SetBatch(e.between)
 		rm.partitions[pc.Name] = p
 		rm.names = append(rm.names, pc.Name)
 	}
@@ -340,7 +411,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetLatency(e.latency)
 		p.SetEventSink(rm.sinkFor())
-		p.SetBatch(e.batch)
+		p.SetBatch(e.between)
 		rm.partitions[pc.Name] = p
 	}
 	for name, p := range rm.partitions {
@@ -366,14 +437,26 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 // number of allocations made.
 func (e *Engine) Step(now time.Time) int {
 	made := 0
+	e.yielded = false
 	for _, rm := range e.sorted {
 		for _, p := range rm.parts {
 			p.Tick(now)
 			if !rm.paused {
-				made += p.Schedule(now)
+				made += e.schedule(p, now)
 			}
 		}
 	}
+	return made
+}
+
+// schedule runs a pass of p, timed for SetSlice.
+func (e *Engine) schedule(p *partition.Partition, now time.Time) int {
+	if e.slice == 0 {
+		return p.Schedule(now)
+	}
+	e.running, e.passStart, e.firstBatch = p, e.clock(), time.Time{}
+	made := p.Schedule(now)
+	e.running = nil
 	return made
 }
 

@@ -95,8 +95,9 @@ type Partition struct {
 	// following ones) are gone, and the last victim it needed.
 	preemptCheck PreemptCheck
 	// batch, when set, is called between decisions of a pass, every
-	// BatchCheck allocations, with all of them applied (schedule.go).
-	batch func()
+	// BatchCheck allocations, with all of them applied; true ends the
+	// pass there (schedule.go).
+	batch func() bool
 
 	// rules are the compiled placement rules.
 	rules *place.Rules
@@ -116,6 +117,8 @@ type Stats struct {
 	Passes      uint64
 	// Preemptions counts the allocations preempted.
 	Preemptions uint64
+	// Yields counts the passes the batch function ended early.
+	Yields uint64
 }
 
 // New creates a partition from a validated partition configuration.
@@ -379,10 +382,13 @@ func (p *Partition) timePredicate() {
 // SetBatch installs the function a pass calls every BatchCheck
 // allocations, between two decisions, when everything decided so far is
 // applied and in the outbox: the engine's owner may deliver the outbox
-// there, so the RM hears of allocations while a long pass runs. The
-// function must not change the partition's state other than by taking
+// there, so the RM hears of allocations while a long pass runs. When it
+// returns true the pass ends there, as if it had nothing more to place
+// for now, and the partition stays dirty: the next Schedule goes on (the
+// engine's owner takes requests in and serves other partitions between).
+// The function must not change the partition's state other than by taking
 // its outbox. nil (the default) removes it.
-func (p *Partition) SetBatch(f func()) { p.batch = f }
+func (p *Partition) SetBatch(f func() bool) { p.batch = f }
 
 // PlacementRules describes the active placement rules, the implicit
 // recovery rule last.

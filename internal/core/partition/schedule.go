@@ -35,6 +35,8 @@ type pass struct {
 	preemptAttempts int
 	// sinceBatch counts the allocations since the batch function last ran.
 	sinceBatch int
+	// yield is set when the batch function ended the pass.
+	yield bool
 }
 
 // placed counts n allocations of the pass and calls the batch function
@@ -46,7 +48,9 @@ func (p *Partition) placed(s *pass, n int) {
 	s.sinceBatch += n
 	if s.sinceBatch >= BatchCheck {
 		s.sinceBatch = 0
-		p.batch()
+		if p.batch() {
+			s.yield = true
+		}
 	}
 }
 
@@ -91,7 +95,7 @@ func (p *Partition) Schedule(now time.Time) int {
 	}
 	t := p.tree
 	lat := p.latency
-	for {
+	for !s.yield {
 		start := lat.Start(latency.QueueSort)
 		leaf := p.descend()
 		lat.Stop(latency.QueueSort, start)
@@ -236,6 +240,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		p.allocate(a, leaf, x, n, now)
 		made++
 		p.placed(&s, 1)
+	}
+	if s.yield {
+		// ended by the batch function with asks maybe left to place
+		p.dirty = true
+		p.Stats.Yields++
 	}
 	t.EndPass()
 	for _, a := range s.deferred {

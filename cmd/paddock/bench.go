@@ -39,6 +39,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured part to this file (with more than one scenario, the scenario's number goes before the extension: cpu-1.pprof)")
 	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
+	overGRPC := fs.Bool("grpc", false, "run the RM over gRPC on loopback (Paddock's client package against its gRPC server, both in this process) instead of in process: the same asks, their encoding and decoding included")
 	observed := fs.Bool("observed", false, "install paddock serve's observers of the scheduler, its metrics hooks and its event history (filled to its capacity first, as in a server that has run a while): what operating it costs the hot path")
 	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
 	describe(fs, "paddock bench [options]",
@@ -63,7 +64,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for i := range scs {
-		scs[i].SeeAllocations = *see
+		scs[i].SeeAllocations, scs[i].GRPC = *see, *overGRPC
 	}
 	if len(scs) == 0 {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")

@@ -1,5 +1,5 @@
 // Package bench measures the scheduler end to end through the in-process
-// SI API: a resource manager registers, reports nodes and applications, and
+// SI API (or over gRPC on loopback, Scenario.GRPC): a resource manager registers, reports nodes and applications, and
 // submits asks; the clock runs from the first ask submitted until the RM
 // callback has received the last allocation, and the first allocation's
 // latency is from the first ask submitted until the RM callback receives
@@ -8,7 +8,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"runtime/metrics"
@@ -18,9 +20,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
+	"github.com/paddock-sched/paddock/internal/grpcserver"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -43,6 +48,10 @@ type Scenario struct {
 	// allocation. Unset, the benchmark's RM, which refuses no node, says
 	// its answers do not depend on them, and deliveries stay batched.
 	SeeAllocations bool
+	// GRPC runs the RM over gRPC on loopback (package client against
+	// package grpcserver, in this process) instead of in process: the
+	// same asks, the RM's encoding and the server's decoding included.
+	GRPC bool
 }
 
 // Scale is the scale scenario of issue 17: a 50,000-node partition and
@@ -58,6 +67,9 @@ func (s Scenario) Name() string {
 	name := fmt.Sprintf("nodes=%d/asks=%d/apps=%d/queues=%d/%s", s.Nodes, s.Asks, s.Apps, s.Queues, shape)
 	if s.SeeAllocations {
 		name += "/see-allocations"
+	}
+	if s.GRPC {
+		name += "/grpc"
 	}
 	return name
 }
@@ -242,9 +254,26 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	if setup != nil {
 		setup(svc)
 	}
+	var rm api.SchedulerAPI = svc
+	if sc.GRPC {
+		srv := grpcserver.New(svc, grpcserver.Options{Logger: slog.New(slog.DiscardHandler)})
+		addr, err := srv.Listen("127.0.0.1:0")
+		if err != nil {
+			return Result{}, err
+		}
+		defer srv.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		cl, err := client.Dial(ctx, addr.String(), client.Options{})
+		cancel()
+		if err != nil {
+			return Result{}, err
+		}
+		defer cl.Close()
+		rm = cl
+	}
 	c := &counter{done: make(chan struct{})}
 	extra := map[string]string{config.ExtraPredicatesSeeAllocations: strconv.FormatBool(sc.SeeAllocations)}
-	if _, err := svc.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues), ExtraConfig: extra}, c); err != nil {
+	if _, err := rm.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "bench", Config: queuesYAML(sc.Queues), ExtraConfig: extra}, c); err != nil {
 		return Result{}, err
 	}
 	const batch = 1000
@@ -254,7 +283,9 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 		for j := i; j < min(i+batch, sc.Nodes); j++ {
 			nodes = append(nodes, &si.NodeInfo{NodeID: fmt.Sprintf("node-%06d", j), Action: si.NodeInfo_CREATE, SchedulableResource: res(128000, 512<<30)})
 		}
-		svc.UpdateNode(&si.NodeRequest{RmID: "bench", Nodes: nodes})
+		if err := rm.UpdateNode(&si.NodeRequest{RmID: "bench", Nodes: nodes}); err != nil {
+			return Result{}, err
+		}
 	}
 	var apps []*si.AddApplicationRequest
 	for i := range sc.Apps {
@@ -265,7 +296,9 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	}
 	register := time.Since(regStart)
 	withNodes := liveHeap()
-	svc.UpdateApplication(&si.ApplicationRequest{RmID: "bench", New: apps})
+	if err := rm.UpdateApplication(&si.ApplicationRequest{RmID: "bench", New: apps}); err != nil {
+		return Result{}, err
+	}
 	if err := waitFor("apps", func() bool { return c.accApps.Load() == int64(sc.Apps) }, c); err != nil {
 		return Result{}, err
 	}
@@ -300,7 +333,10 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
 	}
 	start, cpu, gc := time.Now(), cpuTime(), gcCPU()
 	for _, r := range reqs {
-		svc.UpdateAllocation(r)
+		if err := rm.UpdateAllocation(r); err != nil {
+			stop()
+			return Result{}, err
+		}
 	}
 	select {
 	case <-c.done:

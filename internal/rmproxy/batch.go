@@ -121,12 +121,13 @@ func (b *batching) delivered() {
 
 // intake applies the work taken from the inbox in order at now, cutting
 // it into slices (cut) when it takes long.
-func (s *Service) intake(work []func(time.Time), now time.Time) {
+func (s *Service) intake(work []request, now time.Time) {
 	b := &s.batching
 	b.intake, b.start = true, sliceStart(time.Now(), b.last)
-	for i, f := range work {
+	work = interleave(work)
+	for i, r := range work {
 		b.ahead = i < len(work)-1
-		f(now)
+		r.apply(now)
 		s.cut(now)
 	}
 	b.intake, b.ahead = false, false

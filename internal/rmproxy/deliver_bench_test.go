@@ -71,8 +71,8 @@ func BenchmarkDeliver(b *testing.B) {
 	work := s.takeLocked()
 	s.mu.Unlock()
 	now := clk.Now()
-	for _, f := range work {
-		f(now)
+	for _, r := range work {
+		r.apply(now)
 	}
 	if made := s.step(now); made != b.N {
 		b.Fatalf("placed %d of %d", made, b.N)

@@ -106,7 +106,7 @@ func (s *Service) admitLocked(n int) error {
 
 // takeLocked empties the inbox for the service goroutine (s.mu held) and
 // wakes the calls waiting for room.
-func (s *Service) takeLocked() []func(now time.Time) {
+func (s *Service) takeLocked() []request {
 	work := s.inbox
 	s.inbox = nil
 	s.queue.items = 0
@@ -116,6 +116,76 @@ func (s *Service) takeLocked() []func(now time.Time) {
 		s.queue.room = nil
 	}
 	return work
+}
+
+// request is one call queued for the service goroutine: a request of RM
+// rmID, or a synchronous call (rmID "": registration, configuration,
+// inspection).
+type request struct {
+	rmID  string
+	apply func(now time.Time)
+}
+
+// interleave orders the requests of several RMs taken from the inbox at
+// once in turn, one request of each RM in the order they first appear,
+// keeping each RM's own order: one RM's flood queued ahead of another
+// RM's request no longer delays it by the whole flood. A synchronous call
+// stays where it was, after everything queued before it and before
+// everything queued after it. The requests of a single RM come back as
+// they are.
+func interleave(work []request) []request {
+	first, mixed := "", false
+	for _, r := range work {
+		switch {
+		case r.rmID == "":
+		case first == "":
+			first = r.rmID
+		case r.rmID != first:
+			mixed = true
+		}
+		if mixed {
+			break
+		}
+	}
+	if !mixed {
+		return work
+	}
+	out := make([]request, 0, len(work))
+	for start := 0; start < len(work); {
+		end := start
+		for end < len(work) && work[end].rmID != "" {
+			end++
+		}
+		out = inTurn(out, work[start:end])
+		if end < len(work) {
+			out = append(out, work[end])
+			end++
+		}
+		start = end
+	}
+	return out
+}
+
+// inTurn appends the requests of seg to out, one of each RM in turn.
+func inTurn(out, seg []request) []request {
+	var order []string
+	byRM := map[string][]request{}
+	for _, r := range seg {
+		if _, ok := byRM[r.rmID]; !ok {
+			order = append(order, r.rmID)
+		}
+		byRM[r.rmID] = append(byRM[r.rmID], r)
+	}
+	for left := len(seg); left > 0; {
+		for _, id := range order {
+			if q := byRM[id]; len(q) > 0 {
+				out = append(out, q[0])
+				byRM[id] = q[1:]
+				left--
+			}
+		}
+	}
+	return out
 }
 
 // Items count the SI items of a request (at least 1).

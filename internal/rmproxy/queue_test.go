@@ -3,12 +3,17 @@ package rmproxy
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/google/go-cmp/cmp"
 	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/core/engine"
+	"github.com/paddock-sched/paddock/internal/core/event"
+	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 func asks(n int, prefix string) *si.AllocationRequest {
@@ -73,5 +78,87 @@ func TestQueueIsBounded(t *testing.T) {
 	}
 	if err := s.UpdateAllocation(asks(25, "d")); err != nil {
 		t.Fatalf("a large request into an empty queue: %v", err)
+	}
+}
+
+// Requests of several RMs taken from the inbox at once are applied in
+// turn, each RM's in its own order; a synchronous call keeps its place.
+func TestInterleave(t *testing.T) {
+	var got []string
+	req := func(rmID, name string) request {
+		return request{rmID: rmID, apply: func(time.Time) { got = append(got, name) }}
+	}
+	run := func(work []request) []string {
+		got = nil
+		for _, r := range interleave(work) {
+			r.apply(time.Time{})
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name string
+		work []request
+		want []string
+	}{
+		{"one RM keeps its order", []request{req("a", "a1"), req("a", "a2"), req("", "call"), req("a", "a3")},
+			[]string{"a1", "a2", "call", "a3"}},
+		{"a flood and a late request", []request{req("a", "a1"), req("a", "a2"), req("a", "a3"), req("a", "a4"), req("b", "b1")},
+			[]string{"a1", "b1", "a2", "a3", "a4"}},
+		{"three RMs in turn", []request{req("a", "a1"), req("a", "a2"), req("b", "b1"), req("b", "b2"), req("c", "c1"), req("a", "a3")},
+			[]string{"a1", "b1", "c1", "a2", "b2", "a3"}},
+		{"a synchronous call is a barrier", []request{req("a", "a1"), req("a", "a2"), req("", "call"), req("b", "b1"), req("a", "a3"), req("b", "b2")},
+			[]string{"a1", "a2", "call", "b1", "a3", "b2"}},
+		{"calls only", []request{req("", "c1"), req("", "c2")}, []string{"c1", "c2"}},
+		{"empty", nil, nil},
+	} {
+		if d := cmp.Diff(c.want, run(c.work)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
+	}
+}
+
+// A request of one RM queued behind another RM's many is applied after
+// the first of them, not after all: the event history (in the order the
+// service goroutine makes its records) shows b's application accepted
+// before the most of a's.
+func TestFloodDoesNotQueueAheadOfAnotherRM(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	var mu sync.Mutex
+	var order []string
+	s.SetHooks(Hooks{Event: func(rmID string, _ *resource.Registry, r *event.Record) {
+		if r.Type == event.App && r.Change == event.Add && r.Detail == event.AppNew {
+			mu.Lock()
+			order = append(order, rmID+"/"+r.ObjectID)
+			mu.Unlock()
+		}
+	}})
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy, release := make(chan struct{}), make(chan struct{})
+	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
+	<-busy
+	newApp := func(rmID, id string) {
+		if err := s.UpdateApplication(&si.ApplicationRequest{RmID: rmID, New: []*si.AddApplicationRequest{
+			{ApplicationID: id, QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		newApp("a", fmt.Sprint("a", i))
+	}
+	newApp("b", "b0")
+	close(release)
+	_ = s.Inspect(func(*engine.Engine) {}) // everything before it is applied
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 11 {
+		t.Fatalf("%d applications added: %v", len(order), order)
+	}
+	if pos := slices.Index(order, "b/b0"); pos != 1 {
+		t.Errorf("b's application was added %d-th of 11, after a's 10 queued before it: %v", pos+1, order)
 	}
 }

@@ -39,7 +39,7 @@ type Service struct {
 
 	manual  bool
 	mu      sync.Mutex
-	inbox   []func(now time.Time)
+	inbox   []request
 	queue   queueState // the bound of inbox (queue.go)
 	stopped bool
 	// idle is set while the service goroutine waits for work
@@ -151,8 +151,8 @@ func (s *Service) Cycle() int {
 	s.mu.Unlock()
 	s.snaps.own.Lock()
 	now := s.clk.Now()
-	for _, f := range work {
-		f(now)
+	for _, r := range work {
+		r.apply(now)
 	}
 	made := s.step(now)
 	s.afterStep(len(work), made)
@@ -182,7 +182,7 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 		s.mu.Unlock()
 		return err
 	}
-	s.inbox = append(s.inbox, f)
+	s.inbox = append(s.inbox, request{rmID: rmID, apply: f})
 	s.queue.items += n
 	s.queued.Store(true)
 	s.mu.Unlock()

@@ -78,11 +78,7 @@ func stall(t *testing.T, s *Service, rmID string) *stuckRM {
 // what was placed before), and it places them when the callback returns,
 // in order.
 func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
-	s := New(clock.Real{})
-	s.stallAfter = 200 * time.Millisecond
-	var logs strings.Builder
-	var logMu sync.Mutex
-	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))})
+	s, logged := loggedService(200 * time.Millisecond)
 	defer s.Stop()
 
 	stuck := stall(t, s, "rmA")
@@ -119,11 +115,9 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 	if pending != 3 {
 		t.Errorf("rmA has %d asks pending while its callback stalls, want 3", pending)
 	}
-	logMu.Lock()
-	if !strings.Contains(logs.String(), "scheduling for it is paused") {
-		t.Errorf("no warning of the stalled RM in the log:\n%s", logs.String())
+	if logs := logged(); !strings.Contains(logs, "scheduling for it is paused") {
+		t.Errorf("no warning of the stalled RM in the log:\n%s", logs)
 	}
-	logMu.Unlock()
 
 	// events of the stalled RM wait in its bounded buffer, not in the
 	// courier's queue, past the push interval
@@ -177,6 +171,21 @@ func TestStopLeavesStalledCallback(t *testing.T) {
 	}
 }
 
+// loggedService is a service whose callbacks stall after stallAfter and
+// whose log logged returns.
+func loggedService(stallAfter time.Duration) (s *Service, logged func() string) {
+	s = New(clock.Real{})
+	s.stallAfter = stallAfter
+	var logs strings.Builder
+	var mu sync.Mutex
+	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &mu}, nil))})
+	return s, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.String()
+	}
+}
+
 // lockedWriter serialises writes to a builder.
 type lockedWriter struct {
 	b  *strings.Builder
@@ -223,12 +232,8 @@ func TestStalledRMRegistersAgain(t *testing.T) {
 // another RM is not refused, and the stalled RM's requests are taken
 // again, and everything held delivered, once the callback returns.
 func TestStalledRMRefusedPastMaxHeld(t *testing.T) {
-	s := New(clock.Real{})
-	s.stallAfter = 100 * time.Millisecond
+	s, logged := loggedService(100 * time.Millisecond)
 	s.maxHeld = 5
-	var logs strings.Builder
-	var logMu sync.Mutex
-	s.SetHooks(Hooks{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logs, &logMu}, nil))})
 	defer s.Stop()
 	stuck := stall(t, s, "rmA")
 	other := newRecorder()
@@ -261,11 +266,9 @@ func TestStalledRMRefusedPastMaxHeld(t *testing.T) {
 		t.Errorf("another RM is refused: %v", err)
 	}
 	other.await(t, "rmB's application", func() bool { return len(other.accApps) == 2 })
-	logMu.Lock()
-	if !strings.Contains(logs.String(), "its requests are refused") {
-		t.Errorf("no warning of the refusal in the log:\n%s", logs.String())
+	if logs := logged(); !strings.Contains(logs, "its requests are refused") {
+		t.Errorf("no warning of the refusal in the log:\n%s", logs)
 	}
-	logMu.Unlock()
 
 	close(stuck.release)
 	stuck.await(t, "the held responses after the callback returned", func() bool { return len(stuck.accApps) == taken+1 })

@@ -37,8 +37,8 @@ const (
 	// (engine.SetSlice): the goroutine takes the requests in, runs the
 	// other partitions' passes and then goes on with it. Without it, an
 	// ask of one RM waited for the whole of another RM's pass after a
-	// large burst (half a second at 300,000 asks), and so did every
-	// request, a release or a new node included.
+	// large burst (1.5 s at 300,000 asks), and so did every request, a
+	// release or a new node included.
 	PassSlice = 5 * time.Millisecond
 )
 

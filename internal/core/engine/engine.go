@@ -33,12 +33,13 @@ type Engine struct {
 	typeLimit int
 	// latency times the scheduling phases of every partition, nil for none.
 	latency *latency.Recorder
-	// batch is installed on every partition (SetBatch), through pause.
+	// batch is the owner's batch function, which every partition calls
+	// through between (SetBatch).
 	batch func()
 	// slice, when not zero, bounds a pass that others wait for (SetSlice);
 	// clock and waiting are its clock and the owner's test for requests
-	// waiting to be taken in. passStart and firstBatch are the running
-	// pass's start and its first batch call, running its partition.
+	// waiting to be taken in. running is the partition whose pass runs,
+	// passStart and firstBatch when it began and first called between.
 	slice      time.Duration
 	clock      func() time.Time
 	waiting    func() bool

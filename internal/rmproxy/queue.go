@@ -35,8 +35,11 @@ var ErrBusy = errors.New("scheduler service queue is full")
 // guarded by Service.mu.
 type queueState struct {
 	items int // SI items in the inbox
-	max   int // 0: unbounded
-	wait  time.Duration
+	// byRM counts them per RM: an RM with none queued gets a request in
+	// past the limit (admitLocked)
+	byRM map[string]int
+	max  int // 0: unbounded
+	wait time.Duration
 	// room, when not nil, is closed when the inbox is next taken.
 	room chan struct{}
 
@@ -70,16 +73,19 @@ func (s *Service) QueueStats() QueueStats {
 }
 
 // admitLocked waits, with s.mu held (and released while waiting), until n
-// more items fit in the queue. It returns ErrStopped or ErrBusy when they
-// never do.
-func (s *Service) admitLocked(n int) error {
+// more items of RM rmID ("" for none) fit in the queue. It returns
+// ErrStopped or ErrBusy when they never do. An RM with nothing queued
+// gets its request in even past the limit, so that one RM keeping the
+// queue full does not make the others wait for room (or fail): the queue
+// then holds at most one request per RM beyond its limit.
+func (s *Service) admitLocked(rmID string, n int) error {
 	var timer *time.Timer
 	for {
 		if s.stopped {
 			return ErrStopped
 		}
 		q := &s.queue
-		if n == 0 || q.max == 0 || s.manual || q.items == 0 || q.items+n <= q.max {
+		if n == 0 || q.max == 0 || s.manual || q.items == 0 || q.items+n <= q.max || (rmID != "" && q.byRM[rmID] == 0) {
 			return nil
 		}
 		if timer == nil {
@@ -110,6 +116,7 @@ func (s *Service) takeLocked() []request {
 	work := s.inbox
 	s.inbox = nil
 	s.queue.items = 0
+	clear(s.queue.byRM)
 	s.queued.Store(false)
 	if s.queue.room != nil {
 		close(s.queue.room)

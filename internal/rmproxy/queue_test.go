@@ -162,3 +162,45 @@ func TestFloodDoesNotQueueAheadOfAnotherRM(t *testing.T) {
 		t.Errorf("b's application was added %d-th of 11, after a's 10 queued before it: %v", pos+1, order)
 	}
 }
+
+// An RM with nothing queued gets a request in while another RM keeps the
+// queue full; its next request, like the full RM's, waits for room.
+func TestQuietRMGetsPastAFullQueue(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	for _, id := range []string{"rm1", "rm2"} {
+		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.SetQueueLimit(10, 50*time.Millisecond)
+	busy, release := make(chan struct{}), make(chan struct{})
+	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
+	<-busy
+	defer close(release)
+
+	of := func(rmID string, n int, prefix string) *si.AllocationRequest {
+		r := asks(n, prefix)
+		r.RmID = rmID
+		return r
+	}
+	if err := s.UpdateAllocation(of("rm1", 10, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateAllocation(of("rm1", 1, "b")); !errors.Is(err, ErrBusy) {
+		t.Fatalf("rm1 past the limit: %v, want ErrBusy", err)
+	}
+	start := time.Now()
+	if err := s.UpdateAllocation(of("rm2", 3, "c")); err != nil {
+		t.Fatalf("rm2, with nothing queued, while rm1 fills the queue: %v", err)
+	}
+	if waited := time.Since(start); waited >= 50*time.Millisecond {
+		t.Errorf("rm2 waited %v for room", waited)
+	}
+	if err := s.UpdateAllocation(of("rm2", 1, "d")); !errors.Is(err, ErrBusy) {
+		t.Fatalf("rm2's second request past the limit: %v, want ErrBusy", err)
+	}
+	if st := s.QueueStats(); st.Items != 13 || st.Refused != 2 {
+		t.Errorf("stats %+v, want 13 items queued (one request past the limit), 2 refused", st)
+	}
+}

@@ -178,12 +178,18 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 			return err
 		}
 	}
-	if err := s.admitLocked(n); err != nil {
+	if err := s.admitLocked(rmID, n); err != nil {
 		s.mu.Unlock()
 		return err
 	}
 	s.inbox = append(s.inbox, request{rmID: rmID, apply: f})
 	s.queue.items += n
+	if rmID != "" && n > 0 {
+		if s.queue.byRM == nil {
+			s.queue.byRM = map[string]int{}
+		}
+		s.queue.byRM[rmID] += n
+	}
 	s.queued.Store(true)
 	s.mu.Unlock()
 	s.poke()

@@ -48,3 +48,24 @@ func TestBenchProfiles(t *testing.T) {
 		t.Fatalf("one scenario: %s", got)
 	}
 }
+
+// TestBenchPaths runs the quick scenarios with serve's observers and with
+// the RM over gRPC: every ask is allocated on both paths, and the gRPC
+// scenarios say so in their names.
+func TestBenchPaths(t *testing.T) {
+	for _, flag := range []string{"-observed", "-grpc"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"bench", "-quick", flag}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", flag, code, errb.String())
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("%s: output:\n%s", flag, out.String())
+		}
+		for _, l := range lines {
+			if !strings.Contains(l, "2000 allocs") || strings.Contains(l, "/grpc") != (flag == "-grpc") {
+				t.Errorf("%s: %s", flag, l)
+			}
+		}
+	}
+}

@@ -190,12 +190,9 @@ func TestQuietRMGetsPastAFullQueue(t *testing.T) {
 	if err := s.UpdateAllocation(of("rm1", 1, "b")); !errors.Is(err, ErrBusy) {
 		t.Fatalf("rm1 past the limit: %v, want ErrBusy", err)
 	}
-	start := time.Now()
+	// while the goroutine is held, no room comes: only the rule lets it in
 	if err := s.UpdateAllocation(of("rm2", 3, "c")); err != nil {
 		t.Fatalf("rm2, with nothing queued, while rm1 fills the queue: %v", err)
-	}
-	if waited := time.Since(start); waited >= 50*time.Millisecond {
-		t.Errorf("rm2 waited %v for room", waited)
 	}
 	if err := s.UpdateAllocation(of("rm2", 1, "d")); !errors.Is(err, ErrBusy) {
 		t.Fatalf("rm2's second request past the limit: %v, want ErrBusy", err)

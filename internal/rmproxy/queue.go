@@ -3,6 +3,7 @@ package rmproxy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -118,11 +119,52 @@ func (s *Service) takeLocked() []request {
 	s.queue.items = 0
 	clear(s.queue.byRM)
 	s.queued.Store(false)
+	s.roomLocked()
+	return work
+}
+
+// TakeItems is about the most SI items the goroutine takes from the queue
+// in one round (at least one request): it applies them, runs a step and
+// delivers, then takes the next, the requests of several RMs in turn
+// (interleave). A request that comes during a flood of another RM so
+// waits for a round, not for the whole flood queued before it.
+const TakeItems = 16384
+
+// takeSomeLocked takes from the inbox (s.mu held) the requests of a round:
+// the whole inbox when it holds no more than TakeItems items, else the
+// head of it in the order interleave gives, requests of TakeItems items
+// or more (at least one). It wakes the calls waiting for room.
+func (s *Service) takeSomeLocked() []request {
+	q := &s.queue
+	if q.items <= TakeItems {
+		return s.takeLocked()
+	}
+	s.inbox = interleave(s.inbox)
+	n, k := 0, 0
+	for k < len(s.inbox) && (k == 0 || n < TakeItems) {
+		r := s.inbox[k]
+		n += r.items
+		if r.rmID != "" {
+			if q.byRM[r.rmID] -= r.items; q.byRM[r.rmID] <= 0 {
+				delete(q.byRM, r.rmID)
+			}
+		}
+		k++
+	}
+	work := slices.Clone(s.inbox[:k])
+	s.inbox = slices.Delete(s.inbox, 0, k)
+	q.items -= n
+	s.queued.Store(len(s.inbox) > 0)
+	s.roomLocked()
+	return work
+}
+
+// roomLocked wakes the calls waiting for room (s.mu held).
+func (s *Service) roomLocked() {
 	if s.queue.room != nil {
 		close(s.queue.room)
 		s.queue.room = nil
 	}
-	return work
 }
 
 // request is one call queued for the service goroutine: a request of RM
@@ -130,6 +172,7 @@ func (s *Service) takeLocked() []request {
 // inspection).
 type request struct {
 	rmID  string
+	items int // SI items, as counted against the queue's limit
 	apply func(now time.Time)
 }
 

@@ -201,3 +201,67 @@ func TestQuietRMGetsPastAFullQueue(t *testing.T) {
 		t.Errorf("stats %+v, want 13 items queued (one request past the limit), 2 refused", st)
 	}
 }
+
+// While the goroutine works through one RM's flood, a request of another
+// RM that comes meanwhile is taken in the next round (TakeItems), not
+// after the whole flood queued before it.
+func TestRequestDuringAFloodWaitsARound(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	var mu sync.Mutex
+	var order []string
+	s.SetHooks(Hooks{Event: func(rmID string, _ *resource.Registry, r *event.Record) {
+		if r.Type == event.App && r.Change == event.Add && r.Detail == event.AppNew {
+			mu.Lock()
+			order = append(order, rmID+"/"+r.ObjectID)
+			mu.Unlock()
+		}
+	}})
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy, release := make(chan struct{}), make(chan struct{})
+	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
+	<-busy
+	const per = 1000
+	requests := 2*TakeItems/per + 8 // rounds, within the queue's limit
+	for i := range requests {
+		req := &si.ApplicationRequest{RmID: "a"}
+		for j := range per {
+			req.New = append(req.New, &si.AddApplicationRequest{ApplicationID: fmt.Sprint("a", i*per+j), QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}})
+		}
+		if err := s.UpdateApplication(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	// b sends once the goroutine is applying a's flood
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Microsecond) {
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a's flood not applied")
+		}
+	}
+	if err := s.UpdateApplication(&si.ApplicationRequest{RmID: "b", New: []*si.AddApplicationRequest{
+		{ApplicationID: "b0", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Inspect(func(*engine.Engine) {})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != requests*per+1 {
+		t.Fatalf("%d applications added, want %d", len(order), requests*per+1)
+	}
+	if pos := slices.Index(order, "b/b0"); pos > requests*per/2 {
+		t.Errorf("b's application was added %d-th of %d: it waited for a's flood", pos+1, len(order))
+	} else {
+		t.Logf("b's application added %d-th of %d", pos+1, len(order))
+	}
+}

@@ -182,7 +182,7 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 		s.mu.Unlock()
 		return err
 	}
-	s.inbox = append(s.inbox, request{rmID: rmID, apply: f})
+	s.inbox = append(s.inbox, request{rmID: rmID, items: n, apply: f})
 	s.queue.items += n
 	if rmID != "" && n > 0 {
 		if s.queue.byRM == nil {
@@ -246,9 +246,18 @@ func (s *Service) loop() {
 		}
 		s.mu.Lock()
 		s.idle = false
-		work := s.takeLocked()
 		stopped := s.stopped
+		var work []request
+		if stopped {
+			work = s.takeLocked() // everything queued before Stop
+		} else {
+			work = s.takeSomeLocked()
+		}
+		more := len(s.inbox) > 0
 		s.mu.Unlock()
+		if more {
+			s.poke() // the rest of the queue next round
+		}
 		now := s.clk.Now()
 		s.intake(work, now)
 		if stopped {

@@ -122,25 +122,7 @@ func TestInterleave(t *testing.T) {
 // service goroutine makes its records) shows b's application accepted
 // before the most of a's.
 func TestFloodDoesNotQueueAheadOfAnotherRM(t *testing.T) {
-	s := New(clock.Real{})
-	defer s.Stop()
-	var mu sync.Mutex
-	var order []string
-	s.SetHooks(Hooks{Event: func(rmID string, _ *resource.Registry, r *event.Record) {
-		if r.Type == event.App && r.Change == event.Add && r.Detail == event.AppNew {
-			mu.Lock()
-			order = append(order, rmID+"/"+r.ObjectID)
-			mu.Unlock()
-		}
-	}})
-	for _, id := range []string{"a", "b"} {
-		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	busy, release := make(chan struct{}), make(chan struct{})
-	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
-	<-busy
+	s, release, added := appOrder(t)
 	newApp := func(rmID, id string) {
 		if err := s.UpdateApplication(&si.ApplicationRequest{RmID: rmID, New: []*si.AddApplicationRequest{
 			{ApplicationID: id, QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "u"}}}}); err != nil {
@@ -153,8 +135,7 @@ func TestFloodDoesNotQueueAheadOfAnotherRM(t *testing.T) {
 	newApp("b", "b0")
 	close(release)
 	_ = s.Inspect(func(*engine.Engine) {}) // everything before it is applied
-	mu.Lock()
-	defer mu.Unlock()
+	order := added()
 	if len(order) != 11 {
 		t.Fatalf("%d applications added: %v", len(order), order)
 	}
@@ -206,25 +187,7 @@ func TestQuietRMGetsPastAFullQueue(t *testing.T) {
 // RM that comes meanwhile is taken in the next round (TakeItems), not
 // after the whole flood queued before it.
 func TestRequestDuringAFloodWaitsARound(t *testing.T) {
-	s := New(clock.Real{})
-	defer s.Stop()
-	var mu sync.Mutex
-	var order []string
-	s.SetHooks(Hooks{Event: func(rmID string, _ *resource.Registry, r *event.Record) {
-		if r.Type == event.App && r.Change == event.Add && r.Detail == event.AppNew {
-			mu.Lock()
-			order = append(order, rmID+"/"+r.ObjectID)
-			mu.Unlock()
-		}
-	}})
-	for _, id := range []string{"a", "b"} {
-		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	busy, release := make(chan struct{}), make(chan struct{})
-	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
-	<-busy
+	s, release, added := appOrder(t)
 	const per = 1000
 	requests := 2*TakeItems/per + 8 // rounds, within the queue's limit
 	for i := range requests {
@@ -239,10 +202,7 @@ func TestRequestDuringAFloodWaitsARound(t *testing.T) {
 	close(release)
 	// b sends once the goroutine is applying a's flood
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Microsecond) {
-		mu.Lock()
-		n := len(order)
-		mu.Unlock()
-		if n > 0 {
+		if len(added()) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -254,8 +214,7 @@ func TestRequestDuringAFloodWaitsARound(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Inspect(func(*engine.Engine) {})
-	mu.Lock()
-	defer mu.Unlock()
+	order := added()
 	if len(order) != requests*per+1 {
 		t.Fatalf("%d applications added, want %d", len(order), requests*per+1)
 	}
@@ -263,5 +222,44 @@ func TestRequestDuringAFloodWaitsARound(t *testing.T) {
 		t.Errorf("b's application was added %d-th of %d: it waited for a's flood", pos+1, len(order))
 	} else {
 		t.Logf("b's application added %d-th of %d", pos+1, len(order))
+	}
+}
+
+// appOrder is a service with RMs a and b registered whose goroutine is
+// held busy until release is closed; added lists the applications added,
+// as "rm/app", in the order the goroutine added them (its event records).
+func appOrder(t *testing.T) (s *Service, release chan struct{}, added func() []string) {
+	t.Helper()
+	s = New(clock.Real{})
+	t.Cleanup(s.Stop)
+	var mu sync.Mutex
+	var order []string
+	s.SetHooks(Hooks{Event: func(rmID string, _ *resource.Registry, r *event.Record) {
+		if r.Type == event.App && r.Change == event.Add && r.Detail == event.AppNew {
+			mu.Lock()
+			order = append(order, rmID+"/"+r.ObjectID)
+			mu.Unlock()
+		}
+	}})
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: id, Config: cfg}, newRecorder()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := make(chan struct{})
+	release = make(chan struct{})
+	go s.Inspect(func(*engine.Engine) { close(busy); <-release })
+	<-busy
+	t.Cleanup(func() { // before Stop, should the test end holding it
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	return s, release, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(order)
 	}
 }

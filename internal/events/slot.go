@@ -50,15 +50,14 @@ func (s *slot) entry() Entry {
 		Type: s.typ, Change: s.change, Detail: s.detail,
 		ObjectID: s.objectID, ReferenceID: s.referenceID, Message: s.msg, Time: s.time,
 	}}
-	switch {
-	case s.more != nil:
+	if s.more != nil {
 		e.Record.Resource = *s.more
-	default:
-		k := 0
-		for m := s.mask; m != 0; m &= m - 1 {
-			e.Record.Resource[bits.TrailingZeros32(uint32(m))] = s.vals[k]
-			k++
-		}
+		return e
+	}
+	k := 0
+	for m := s.mask; m != 0; m &= m - 1 {
+		e.Record.Resource[bits.TrailingZeros32(uint32(m))] = s.vals[k]
+		k++
 	}
 	return e
 }

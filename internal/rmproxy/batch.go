@@ -73,12 +73,13 @@ func (s *Service) batch() {
 }
 
 // settle delivers what the engine decided so far, before the engine asks
-// RM rmID (its courier c) about a node (Predicates, PreemptionPredicates), when that RM has
-// allocations or releases it has not heard of: it answers from its own view
-// of the nodes, which must hold every pod placed or taken away before (the
-// Kubernetes shim checks required inter-pod anti-affinity and host ports
-// against the pods it assumed on hearing of their allocations; asked before
-// hearing, it let pods that exclude each other onto one node). The call
+// RM rmID (its courier c) about a node (Predicates, PreemptionPredicates),
+// when that RM has allocations or releases it has not heard of: it
+// answers from its own view of the nodes, which must hold every pod
+// placed or taken away before (the Kubernetes shim checks required
+// inter-pod anti-affinity and host ports against the pods it assumed on
+// hearing of their allocations; asked before hearing, it let pods that
+// exclude each other onto one node). The call
 // comes between two decisions of a pass, with every decision so far
 // applied, as batch's. A manual service delivers once per Cycle only; the
 // caller leaves out an RM that said its answers do not depend on
@@ -119,12 +120,11 @@ func (b *batching) delivered() {
 	b.last = time.Now()
 }
 
-// intake applies the work taken from the inbox in order at now, cutting
-// it into slices (cut) when it takes long.
+// intake applies the work taken from the inbox (in the order the take
+// gave it) at now, cutting it into slices (cut) when it takes long.
 func (s *Service) intake(work []request, now time.Time) {
 	b := &s.batching
 	b.intake, b.start = true, sliceStart(time.Now(), b.last)
-	work = interleave(work)
 	for i, r := range work {
 		b.ahead = i < len(work)-1
 		r.apply(now)

@@ -58,6 +58,7 @@ type parcel struct {
 	later   *si.ApplicationResponse // state changes that follow the allocations
 	waiting []*si.UpdateContainerSchedulingStateRequest
 	events  []*si.EventRecord
+	n       int64 // items, set as it is handed over
 }
 
 // items counts the SI items of the parcel's responses, its events aside
@@ -175,7 +176,8 @@ func newCourier(after time.Duration, poke func()) *courier {
 // with the other processors busy (the RM's own goroutines), until the
 // scheduler preempts the caller, some 10 ms later.
 func (c *courier) hand(p parcel) {
-	c.held.Add(p.items())
+	p.n = p.items()
+	c.held.Add(p.n)
 	c.mu.Lock()
 	c.queue = append(c.queue, p)
 	c.mu.Unlock()
@@ -222,7 +224,7 @@ func (c *courier) run() {
 			c.busy.Store(true)
 			batch[i].send()
 			c.busy.Store(false)
-			c.held.Add(-batch[i].items())
+			c.held.Add(-batch[i].n)
 			batch[i] = parcel{}
 			if n := c.sent.Add(1); n == c.target.Load() {
 				c.target.Store(0)

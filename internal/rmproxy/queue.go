@@ -130,16 +130,16 @@ func (s *Service) takeLocked() []request {
 // waits for a round, not for the whole flood queued before it.
 const TakeItems = 16384
 
-// takeSomeLocked takes from the inbox (s.mu held) the requests of a round:
-// the whole inbox when it holds no more than TakeItems items, else the
-// head of it in the order interleave gives, requests of TakeItems items
-// or more (at least one). It wakes the calls waiting for room.
+// takeSomeLocked takes from the inbox (s.mu held) the requests of a round,
+// in the order interleave gives: the whole inbox when it holds no more
+// than TakeItems items, else its head, requests of TakeItems items or
+// more (at least one). It wakes the calls waiting for room.
 func (s *Service) takeSomeLocked() []request {
 	q := &s.queue
+	s.inbox = interleave(s.inbox)
 	if q.items <= TakeItems {
 		return s.takeLocked()
 	}
-	s.inbox = interleave(s.inbox)
 	n, k := 0, 0
 	for k < len(s.inbox) && (k == 0 || n < TakeItems) {
 		r := s.inbox[k]

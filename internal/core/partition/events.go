@@ -14,9 +14,10 @@ import (
 // SetEventSink installs the function every event record is passed to,
 // synchronously and in order; nil turns events off (event.trackingEnabled
 // false). The record is the partition's: the sink copies what it keeps. A
-// zero Time is for the sink to fill in (the time it receives the record). The first sink installed is told of the queues that exist
-// already (the configured tree is built before any sink can be set), as
-// the reference reports each queue's creation.
+// zero Time is for the sink to fill in (the time it receives the record).
+// The first sink installed is told of the queues that exist already (the
+// configured tree is built before any sink can be set), as the reference
+// reports each queue's creation.
 func (p *Partition) SetEventSink(sink func(*event.Record)) {
 	p.sink = sink
 	p.noEvents = sink == nil
@@ -70,14 +71,6 @@ func (p *Partition) queueEvent(k queue.ChangeKind, q *queue.Queue) {
 	}
 }
 
-// emit passes r to the sink through p.rec.
-func (p *Partition) emit(r event.Record) {
-	if p.sink != nil {
-		p.rec = r
-		p.sink(&p.rec)
-	}
-}
-
 // emitApp reports an application event; res is nil for none (a pointer:
 // the asks' and allocations' vectors are not copied for the call).
 func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg string, res *resource.Vector, now time.Time) {
@@ -88,6 +81,8 @@ func (p *Partition) emitApp(c event.Change, d event.Detail, appID, ref, msg stri
 }
 
 // emitWith emits a record of type t about object id; res is nil for none.
+// It passes the sink p.rec (a pointer to a local would escape through the
+// call: an allocation per event).
 func (p *Partition) emitWith(t event.Type, c event.Change, d event.Detail, id, ref, msg string, res *resource.Vector, now time.Time) {
 	if p.sink == nil {
 		return
@@ -109,7 +104,7 @@ func (p *Partition) emitQueue(c event.Change, d event.Detail, path, msg string, 
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Queue, Change: c, Detail: d, ObjectID: path, Message: msg, Resource: res, Time: nanos(now)})
+	p.emitWith(event.Queue, c, d, path, "", msg, &res, now)
 }
 
 // emitQueueApp reports an application joining (Add) or leaving (Remove)
@@ -118,7 +113,7 @@ func (p *Partition) emitQueueApp(c event.Change, path, appID string, now time.Ti
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Queue, Change: c, Detail: event.QueueApp, ObjectID: path, ReferenceID: appID, Time: nanos(now)})
+	p.emitWith(event.Queue, c, event.QueueApp, path, appID, "", nil, now)
 }
 
 // rootMaxChanged reports the root queue's new max, the cluster's size,
@@ -143,7 +138,7 @@ func (p *Partition) emitRequest(key, appID, msg string, res resource.Vector, now
 	if p.noEvents {
 		return
 	}
-	p.emit(event.Record{Type: event.Request, Change: event.None, Detail: event.DetailsNone, ObjectID: key, ReferenceID: appID, Message: msg, Resource: res, Time: nanos(now)})
+	p.emitWith(event.Request, event.None, event.DetailsNone, key, appID, msg, &res, now)
 }
 
 // Node event messages (reference §7); the Kubernetes shim shows the added

@@ -54,8 +54,7 @@ type Partition struct {
 	announced   bool // the existing queues were reported to the first sink
 	lastWaiting time.Time
 	sink        func(*event.Record)
-	// rec is the record emit passes to the sink (a pointer to a local
-	// would escape through the call: an allocation per event)
+	// rec is the record emitWith passes to the sink
 	rec event.Record
 	// usageTime is the time of the decision whose user and group usage
 	// events are being emitted (zero: the sink's present time)

@@ -93,10 +93,7 @@ func (s *Service) settle(rmID string, c *courier) bool {
 	if s.manual {
 		return true
 	}
-	if s.undelivered(rmID) {
-		s.afterStep(0, 1)
-		s.deliverEach(s.batching.now, false)
-	}
+	s.handOver(rmID)
 	if c == nil || c.await() {
 		return true
 	}
@@ -112,6 +109,17 @@ func (s *Service) undelivered(rmID string) bool {
 	}
 	o := s.pending[rmID]
 	return o != nil && o.Placements()
+}
+
+// handOver delivers what the engine decided so far when RM rmID has
+// allocations or releases it has not heard of (settle's first half,
+// which the engine also calls after every placement for an RM that
+// settles: SetOnPlaced). It does not wait for the RM.
+func (s *Service) handOver(rmID string) {
+	if s.undelivered(rmID) {
+		s.afterStep(0, 1)
+		s.deliverEach(s.batching.now, false)
+	}
 }
 
 // delivered notes a delivery, the start of the next batch.

@@ -62,7 +62,7 @@ func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 		released      []*si.AllocationRelease
 		rejected      []*si.RejectedAllocation
 	)
-	allocs := newAllocations(boxes)
+	allocs := newAllocations(boxes, &s.ones)
 	for _, b := range boxes {
 		first := firstAllocs(b)
 		for _, n := range b.AcceptedNodes {
@@ -178,7 +178,8 @@ func (r *appResponse) response() *si.ApplicationResponse {
 // allocations builds the AllocationResponse of a delivery: its messages
 // for the new allocations come from one block, and a delivery of a single
 // allocation (the usual one with an RM that answers Predicates, settle)
-// makes the response, its list and the message as one object.
+// takes the response, its list and the message as one object from a block
+// of oneBlock of them that later such deliveries share.
 type allocations struct {
 	one  *oneAllocation
 	list []*si.Allocation
@@ -192,8 +193,13 @@ type oneAllocation struct {
 	msg  si.Allocation
 }
 
-// newAllocations sizes the messages for the allocations in boxes.
-func newAllocations(boxes []*partition.Outbox) allocations {
+// oneBlock is how many one-allocation responses are allocated at once:
+// a block is about 10 KiB, which lives while the RM keeps any of them.
+const oneBlock = 32
+
+// newAllocations sizes the messages for the allocations in boxes; a
+// single allocation's comes from the block ones.
+func newAllocations(boxes []*partition.Outbox, ones *[]oneAllocation) allocations {
 	n := 0
 	for _, b := range boxes {
 		n += len(b.Allocations)
@@ -202,7 +208,12 @@ func newAllocations(boxes []*partition.Outbox) allocations {
 	case 0:
 		return allocations{}
 	case 1:
-		return allocations{one: &oneAllocation{}}
+		if len(*ones) == 0 {
+			*ones = make([]oneAllocation, oneBlock)
+		}
+		one := &(*ones)[0]
+		*ones = (*ones)[1:]
+		return allocations{one: one}
 	}
 	return allocations{list: make([]*si.Allocation, 0, n), blk: make([]si.Allocation, n)}
 }

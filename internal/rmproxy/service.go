@@ -85,6 +85,9 @@ type Service struct {
 	blind map[string]*bool
 	// boxes is deliverTo's list of outboxes, kept between deliveries
 	boxes []*partition.Outbox
+	// ones is the block the responses of one-allocation deliveries come
+	// from (deliver.go)
+	ones []oneAllocation
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
@@ -401,6 +404,16 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 			args = args[1:]
 			a.AllocationKey, a.NodeID, a.Allocate = x.Key, nodeID, allocate
 			return cb.Predicates(a)
+		})
+		// each placement goes to the courier as soon as it is applied:
+		// the RM takes it in while the pass picks the next ask and its
+		// node, and settle, before the RM is asked about that node,
+		// mostly finds it heard already
+		s.eng.SetOnPlaced(rmID, func() {
+			if c == nil || c.paused.Load() || *blind || (asks != nil && !asks.AnswersPredicates()) {
+				return
+			}
+			s.handOver(rmID)
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal

@@ -178,6 +178,20 @@ func (e *Engine) SetPreemptCheck(rmID string, c partition.PreemptCheck) {
 	}
 }
 
+// SetOnPlaced installs f on all of an RM's partitions, present and
+// future, as their placement function (partition.SetOnPlaced); nil
+// removes it.
+func (e *Engine) SetOnPlaced(rmID string, f func()) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return
+	}
+	rm.onPlaced = f
+	for _, p := range rm.partitions {
+		p.SetOnPlaced(f)
+	}
+}
+
 // RM is one registered resource manager and its partitions.
 type RM struct {
 	ID string
@@ -198,8 +212,10 @@ type RM struct {
 	predicate Predicate
 	// preemptCheck is the RM's PreemptionPredicates, nil for none.
 	preemptCheck partition.PreemptCheck
-	events       bool
-	sink         func(*event.Record)
+	// onPlaced is the RM's placement function (SetOnPlaced), nil for none.
+	onPlaced func()
+	events   bool
+	sink     func(*event.Record)
 	// paused is set while the RM's callbacks are stalled (Pause): its
 	// partitions run their timers but no pass
 	paused bool
@@ -410,6 +426,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p.SetLoggers(e.logs)
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
+		p.SetOnPlaced(rm.onPlaced)
 		p.SetLatency(e.latency)
 		p.SetEventSink(rm.sinkFor())
 		p.SetBatch(e.between)

@@ -97,6 +97,9 @@ type Partition struct {
 	// BatchCheck allocations, with all of them applied; true ends the
 	// pass there (schedule.go).
 	batch func() bool
+	// onPlaced, when set, is called after every placement of a pass,
+	// with it applied (SetOnPlaced).
+	onPlaced func()
 
 	// rules are the compiled placement rules.
 	rules *place.Rules
@@ -388,6 +391,15 @@ func (p *Partition) timePredicate() {
 // The function must not change the partition's state other than by taking
 // its outbox. nil (the default) removes it.
 func (p *Partition) SetBatch(f func() bool) { p.batch = f }
+
+// SetOnPlaced installs the function a pass calls after every placement
+// (one allocation, or a gang's placeholders placed at once), with it
+// applied and in the outbox, before the pass looks for the next: the
+// engine's owner may hand the outbox to an RM that must hear of each
+// allocation before it is asked about the next ask (Predicates), so that
+// the RM takes it in while the pass picks that ask and its node. It has
+// the constraints of SetBatch's function. nil (the default) removes it.
+func (p *Partition) SetOnPlaced(f func()) { p.onPlaced = f }
 
 // PlacementRules describes the active placement rules, the implicit
 // recovery rule last.

@@ -39,9 +39,13 @@ type pass struct {
 	yield bool
 }
 
-// placed counts n allocations of the pass and calls the batch function
-// every BatchCheck of them; every decision so far is applied.
+// placed counts n allocations of the pass, calls the placement function
+// after them when they are any (SetOnPlaced) and the batch function every
+// BatchCheck of them; every decision so far is applied.
 func (p *Partition) placed(s *pass, n int) {
+	if p.onPlaced != nil && n > 0 {
+		p.onPlaced()
+	}
 	if p.batch == nil {
 		return
 	}

@@ -114,17 +114,28 @@ func (p *parcel) send() {
 // few microseconds (spinFor) before they park, and the counters are
 // atomic.
 type courier struct {
+	// The counters each side writes on every parcel are kept on cache
+	// lines of their own (the pads), so that a write of one goroutine
+	// does not take from the other the line it only reads: what the
+	// service goroutine writes,
+	handed      atomic.Uint64 // parcels handed over
+	handedItems atomic.Int64  // their SI items
+	_           [cacheLine]byte
+	// what the courier's goroutine writes,
+	sent      atomic.Uint64 // parcels sent
+	sentItems atomic.Int64  // their SI items
+	// busy is set while a parcel is being sent; parked while the
+	// goroutine waits on wake
+	busy   atomic.Bool
+	parked atomic.Bool
+	_      [cacheLine]byte
+
 	mu    sync.Mutex
 	queue []parcel
 	spare []parcel // the array the goroutine emptied last, for queue (its own)
-
-	handed atomic.Uint64 // parcels handed over
-	sent   atomic.Uint64 // parcels sent
-	held   atomic.Int64  // SI items of the parcels handed over and not yet sent
-	// busy is set while a parcel is being sent; paused while the
-	// service has the RM paused (set by the service goroutine), so that
-	// the goroutine wakes it when the callback returns
-	busy   atomic.Bool
+	// paused is set while the service has the RM paused (by the service
+	// goroutine), so that the goroutine wakes it when the callback
+	// returns
 	paused atomic.Bool
 	// seen, seenBusy and seenAt are the service goroutine's last look
 	// at sent and busy, and when they took those values (stalled)
@@ -134,10 +145,9 @@ type courier struct {
 	// choked is set by the service goroutine while the RM's requests are
 	// refused (watchCouriers)
 	choked bool
-	// parked is set while the goroutine waits on wake; hot while waits
-	// came lately (the goroutine spins for work before parking)
-	parked atomic.Bool
-	hot    atomic.Bool
+	// hot is set while waits came lately (the goroutine spins for work
+	// before parking)
+	hot atomic.Bool
 	stop   atomic.Bool // Stop: deliver what is queued, then exit
 	// retired is set when the RM registered again while this courier
 	// stalled: it sends nothing more and exits
@@ -154,6 +164,14 @@ type courier struct {
 	poke  func()
 	timer *time.Timer // await's, owned by the service goroutine
 }
+
+// cacheLine is the size of a cache line, or more: fields apart by this
+// much never share one.
+const cacheLine = 64
+
+// held is the number of SI items of the parcels handed over and not yet
+// sent.
+func (c *courier) held() int64 { return c.handedItems.Load() - c.sentItems.Load() }
 
 // spinFor is how long the courier looks for work, and a waiter for the
 // courier, before parking, while waits come (see courier).
@@ -177,7 +195,7 @@ func newCourier(after time.Duration, poke func()) *courier {
 // scheduler preempts the caller, some 10 ms later.
 func (c *courier) hand(p parcel) {
 	p.n = p.items()
-	c.held.Add(p.n)
+	c.handedItems.Add(p.n)
 	c.mu.Lock()
 	c.queue = append(c.queue, p)
 	c.mu.Unlock()
@@ -224,7 +242,7 @@ func (c *courier) run() {
 			c.busy.Store(true)
 			batch[i].send()
 			c.busy.Store(false)
-			c.held.Add(-batch[i].n)
+			c.sentItems.Add(batch[i].n)
 			batch[i] = parcel{}
 			if n := c.sent.Add(1); n == c.target.Load() {
 				c.target.Store(0)
@@ -301,7 +319,9 @@ func (c *courier) await() bool {
 	if c.sent.Load() >= want {
 		return true
 	}
-	c.hot.Store(true)
+	if !c.hot.Load() {
+		c.hot.Store(true) // a store per wait would take the line from the goroutine
+	}
 	if spin(func() bool { return c.sent.Load() >= want }) {
 		return true
 	}
@@ -395,7 +415,7 @@ func (s *Service) watchCouriers() {
 				l.Info("resource manager callback returned; scheduling for it resumes", "rmID", id)
 			}
 		}
-		if choke := c.paused.Load() && c.held.Load() > int64(s.maxHeld); choke != c.choked {
+		if choke := c.paused.Load() && c.held() > int64(s.maxHeld); choke != c.choked {
 			s.choke(id, c, choke)
 		}
 	}
@@ -410,14 +430,14 @@ func (s *Service) choke(rmID string, c *courier, on bool) {
 		if s.choked == nil {
 			s.choked = map[string]int64{}
 		}
-		s.choked[rmID] = c.held.Load()
+		s.choked[rmID] = c.held()
 	} else {
 		delete(s.choked, rmID)
 	}
 	s.mu.Unlock()
 	if l := s.hooks.Logger; l != nil && on {
 		l.Warn("resource manager callback has not returned and its responses pile up; its requests are refused until it does",
-			"rmID", rmID, "responses", c.held.Load(), "limit", s.maxHeld)
+			"rmID", rmID, "responses", c.held(), "limit", s.maxHeld)
 	}
 }
 

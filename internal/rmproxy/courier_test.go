@@ -258,7 +258,7 @@ func TestStalledRMRefusedPastMaxHeld(t *testing.T) {
 	// each application taken in adds a response or two to what the
 	// courier holds: the refusal starts past the bound, and not long after
 	held := int64(0)
-	_ = s.Inspect(func(*engine.Engine) { held = s.couriers["rmA"].held.Load() })
+	_ = s.Inspect(func(*engine.Engine) { held = s.couriers["rmA"].held() })
 	if held <= int64(s.maxHeld) || taken > 2*s.maxHeld+20 {
 		t.Errorf("refused after %d applications with %d items held, the bound is %d", taken, held, s.maxHeld)
 	}

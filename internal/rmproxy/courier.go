@@ -147,8 +147,8 @@ type courier struct {
 	choked bool
 	// hot is set while waits came lately (the goroutine spins for work
 	// before parking)
-	hot atomic.Bool
-	stop   atomic.Bool // Stop: deliver what is queued, then exit
+	hot  atomic.Bool
+	stop atomic.Bool // Stop: deliver what is queued, then exit
 	// retired is set when the RM registered again while this courier
 	// stalled: it sends nothing more and exits
 	retired atomic.Bool

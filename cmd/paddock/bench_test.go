@@ -49,11 +49,13 @@ func TestBenchProfiles(t *testing.T) {
 	}
 }
 
-// TestBenchPaths runs the quick scenarios with serve's observers and with
-// the RM over gRPC: every ask is allocated on both paths, and the gRPC
-// scenarios say so in their names.
+// TestBenchPaths runs the quick scenarios with serve's observers, with
+// the RM over gRPC and with an RM whose node checks see its allocations
+// (one delivery per allocation, handed over as each is placed): every ask
+// is allocated on each path, and the gRPC and see-allocations scenarios
+// say so in their names.
 func TestBenchPaths(t *testing.T) {
-	for _, flag := range []string{"-observed", "-grpc"} {
+	for _, flag := range []string{"-observed", "-grpc", "-see-allocations"} {
 		var out, errb bytes.Buffer
 		if code := run([]string{"bench", "-quick", flag}, &out, &errb); code != 0 {
 			t.Fatalf("%s: exit %d: %s", flag, code, errb.String())
@@ -63,7 +65,8 @@ func TestBenchPaths(t *testing.T) {
 			t.Fatalf("%s: output:\n%s", flag, out.String())
 		}
 		for _, l := range lines {
-			if !strings.Contains(l, "2000 allocs") || strings.Contains(l, "/grpc") != (flag == "-grpc") {
+			if !strings.Contains(l, "2000 allocs") || strings.Contains(l, "/grpc") != (flag == "-grpc") ||
+				strings.Contains(l, "/see-allocations") != (flag == "-see-allocations") {
 				t.Errorf("%s: %s", flag, l)
 			}
 		}

@@ -26,11 +26,20 @@ func TestSmallScenarioAllocatesEverything(t *testing.T) {
 
 // BenchmarkAllocate runs the issue #7 matrix at 5,000 nodes (use
 // `paddock bench` for the whole matrix). Each iteration is one full run.
-func BenchmarkAllocate(b *testing.B) {
+func BenchmarkAllocate(b *testing.B) { benchMatrix(b, false) }
+
+// BenchmarkAllocateSeeAllocations is BenchmarkAllocate for an RM whose
+// node checks see its allocations (the Kubernetes shim's kind): one
+// delivery per allocation, each handed to the RM's courier as it is
+// placed (`paddock bench -see-allocations`).
+func BenchmarkAllocateSeeAllocations(b *testing.B) { benchMatrix(b, true) }
+
+func benchMatrix(b *testing.B, see bool) {
 	for _, sc := range Scenarios() {
 		if sc.Nodes != 5000 {
 			continue
 		}
+		sc.SeeAllocations = see
 		b.Run(sc.Name(), func(b *testing.B) {
 			var last Result
 			for range b.N {

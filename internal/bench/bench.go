@@ -1,10 +1,10 @@
 // Package bench measures the scheduler end to end through the in-process
 // SI API (or over gRPC on loopback, Scenario.GRPC): a resource manager
-// registers, reports nodes and applications, and submits asks; the clock runs from the first ask submitted until the RM
-// callback has received the last allocation, and the first allocation's
-// latency is from the first ask submitted until the RM callback receives
-// it. Both `go test -bench` and
-// `paddock bench` use it.
+// registers, reports nodes and applications, and submits asks; the clock
+// runs from the first ask submitted until the RM callback has received
+// the last allocation, and the first allocation's latency is from the
+// first ask submitted until the RM callback receives it. Both
+// `go test -bench` and `paddock bench` use it.
 package bench
 
 import (

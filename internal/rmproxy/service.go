@@ -388,13 +388,16 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		asks, _ := cb.(Asker)
 		blind := s.blindOf(rmID)
 		c := s.couriers[rmID]
+		// settles reports whether the RM's Predicates answers depend on
+		// the allocations it heard of (it then hears of each first)
+		settles := func() bool { return !*blind && (asks == nil || asks.AnswersPredicates()) }
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
 			if c != nil && c.paused.Load() {
 				return errStalled
 			}
 			// the RM hears of every placement before it is asked
 			// (settle), and is not asked once its callback stalled
-			if !*blind && (asks == nil || asks.AnswersPredicates()) && !s.settle(rmID, c) {
+			if settles() && !s.settle(rmID, c) {
 				return errStalled
 			}
 			if len(args) == 0 {
@@ -410,10 +413,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// node, and settle, before the RM is asked about that node,
 		// mostly finds it heard already
 		s.eng.SetOnPlaced(rmID, func() {
-			if c == nil || c.paused.Load() || *blind || (asks != nil && !asks.AnswersPredicates()) {
-				return
+			if c != nil && !c.paused.Load() && settles() {
+				s.handOver(rmID)
 			}
-			s.handOver(rmID)
 		})
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal

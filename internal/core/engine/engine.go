@@ -73,20 +73,14 @@ func (e *Engine) SetLatency(r *latency.Recorder) {
 	}
 }
 
-// SetBatch installs f on every partition, present and future: a pass
-// calls it every partition.BatchCheck allocations, between two decisions,
-// with everything decided so far applied and in the outboxes, so the
-// owner may drain and deliver them while a long pass runs. f must not
-// change the engine's state other than by draining outboxes. nil removes
-// it.
-func (e *Engine) SetBatch(f func()) {
-	e.batch = f
-	for _, rm := range e.rms {
-		for _, p := range rm.partitions {
-			p.SetBatch(e.between)
-		}
-	}
-}
+// SetBatch installs f as the owner's batch function: every partition's
+// pass calls it (through between, which each partition has from its
+// creation) every partition.BatchCheck allocations, between two
+// decisions, with everything decided so far applied and in the outboxes,
+// so the owner may drain and deliver them while a long pass runs. f must
+// not change the engine's state other than by draining outboxes. nil
+// removes it.
+func (e *Engine) SetBatch(f func()) { e.batch = f }
 
 // SetSlice makes a pass that has run for d end early, between two
 // decisions, when another partition has work or waiting() reports

@@ -23,6 +23,7 @@ import (
 	"github.com/paddock-sched/paddock/internal/bearer"
 	"github.com/paddock-sched/paddock/internal/cbwire"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/protocodec"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
 )
 
@@ -314,6 +315,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	o := s.opts
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(o.MaxRecvMsgSize),
+		grpc.ForceServerCodecV2(protocodec.Codec{}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: o.KeepaliveMinTime, PermitWithoutStream: true}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: o.KeepaliveTime, Timeout: o.KeepaliveTimeout}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {

@@ -3,15 +3,19 @@ package grpcserver
 import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/paddock-sched/paddock/internal/protocodec"
 )
 
 // split cuts a response larger than limit bytes into several, halving
 // every repeated field until each part fits (the SI responses are lists
-// of independent items). A message whose lists cannot be halved further
-// is returned as it is; the transport then rejects it.
-func split(m proto.Message, limit int) []proto.Message {
-	if proto.Size(m) <= limit {
-		return []proto.Message{m}
+// of independent items), and returns the parts with their sizes. A message
+// whose lists cannot be halved further is returned as it is; the transport
+// then rejects it.
+func split(m proto.Message, limit int) []protocodec.Sized {
+	size := proto.Size(m)
+	if size <= limit {
+		return []protocodec.Sized{{Message: m, Size: size}}
 	}
 	src := m.ProtoReflect()
 	a, b := src.New(), src.New()
@@ -34,7 +38,7 @@ func split(m proto.Message, limit int) []proto.Message {
 		return true
 	})
 	if !halved {
-		return []proto.Message{m}
+		return []protocodec.Sized{{Message: m, Size: size}}
 	}
 	return append(split(a.Interface(), limit), split(b.Interface(), limit)...)
 }

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/protocodec"
 )
 
 func allocResponse(n int) *si.AllocationResponse {
@@ -18,14 +19,19 @@ func allocResponse(n int) *si.AllocationResponse {
 	return r
 }
 
-// keys lists the allocation keys of parts, in order, and checks each fits.
-func keys(t *testing.T, parts []proto.Message, limit int) (news, released []string) {
+// keys lists the allocation keys of parts, in order, and checks each fits
+// and carries its own size.
+func keys(t *testing.T, parts []protocodec.Sized, limit int) (news, released []string) {
 	t.Helper()
 	for _, p := range parts {
-		if size := proto.Size(p); size > limit {
+		size := proto.Size(p.Message)
+		if size > limit {
 			t.Errorf("part of %d bytes over the limit %d", size, limit)
 		}
-		r := p.(*si.AllocationResponse)
+		if p.Size != size {
+			t.Errorf("part carries size %d, is %d bytes", p.Size, size)
+		}
+		r := p.Message.(*si.AllocationResponse)
 		for _, a := range r.New {
 			news = append(news, a.AllocationKey)
 		}
@@ -68,7 +74,7 @@ func TestSplit(t *testing.T) {
 	// one item over the limit cannot be split: it is returned as it is
 	one := allocResponse(1)
 	one.Released = nil
-	if parts := split(one, 10); len(parts) != 1 || !proto.Equal(parts[0], one) {
+	if parts := split(one, 10); len(parts) != 1 || !proto.Equal(parts[0].Message, one) || parts[0].Size != proto.Size(one) {
 		t.Fatalf("unsplittable response became %d parts", len(parts))
 	}
 }

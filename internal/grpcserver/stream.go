@@ -87,12 +87,13 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 			}
 			for i, m := range msgs {
 				for _, part := range split(m, s.opts.MaxSendMsgSize) {
-					resp, _ := any(part).(*Resp)
-					if resp == nil {
-						s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", part))
+					if _, ok := any(part.Message).(*Resp); !ok {
+						s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", part.Message))
 						continue
 					}
-					if err := st.Send(resp); err != nil {
+					// sent sized: the server's codec marshals it without
+					// sizing it again (protocodec)
+					if err := st.SendMsg(&part); err != nil {
 						s.requeue(att, msgs[i:])
 						return err
 					}

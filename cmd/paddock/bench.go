@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -13,10 +15,9 @@ import (
 
 	"github.com/paddock-sched/paddock/internal/bench"
 	"github.com/paddock-sched/paddock/internal/core/event"
-	"github.com/paddock-sched/paddock/internal/events"
-	"github.com/paddock-sched/paddock/internal/metrics"
-	"github.com/paddock-sched/paddock/internal/resource"
+	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
+	"github.com/paddock-sched/paddock/internal/serve"
 )
 
 func init() {
@@ -40,7 +41,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
 	overGRPC := fs.Bool("grpc", false, "run the RM over gRPC on loopback (Paddock's client package against its gRPC server, both in this process) instead of in process: the same asks, their encoding and decoding included")
-	observed := fs.Bool("observed", false, "install paddock serve's observers of the scheduler, its metrics hooks and its event history (filled to its capacity first, as in a server that has run a while): what operating it costs the hot path")
+	observed := fs.Bool("observed", false, "run paddock serve beside the scheduler, without listeners: its metrics hooks, its event history (filled to its capacity first, as in a server that has run a while), the engine's loggers (discarded), its health checker and history sampler: what operating it costs the hot path")
 	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
 	describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
@@ -70,12 +71,18 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")
 		return exitUsage
 	}
-	var setup func(*rmproxy.Service)
+	var setup func(*rmproxy.Service) func()
+	var setupErr error
 	if *observed {
-		setup = observe
+		setup = func(svc *rmproxy.Service) func() {
+			stop, err := observe(svc)
+			setupErr = err
+			return stop
+		}
 	}
 	if *warmup {
-		if _, err := bench.RunWith(scs[0], setup); err != nil {
+		if _, err := bench.RunWith(scs[0], setup); err != nil || setupErr != nil {
+			err = cmp.Or(setupErr, err)
 			fmt.Fprintf(stderr, "paddock bench: warm-up: %v\n", err)
 			return 2
 		}
@@ -86,7 +93,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := bench.RunWith(sc, setup)
 		bench.Measure = nil
-		if err != nil {
+		if err = cmp.Or(setupErr, err); err != nil {
 			fmt.Fprintf(stderr, "paddock bench: %s: %v\n", sc.Name(), err)
 			return 2
 		}
@@ -98,17 +105,21 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// observe installs on svc what paddock serve observes it with: the
-// metrics hooks and an event history, filled to its capacity.
-func observe(svc *rmproxy.Service) {
-	m := metrics.New(metrics.SnapshotSource{Service: svc}, nil)
-	ev := events.New(events.Options{})
+// observe starts beside svc what paddock serve runs beside its service:
+// serve.Start itself, with no listener and its logs discarded (the metrics
+// hooks, the event history, the engine's loggers, the health checker and
+// the history's sampler), the event history filled to its capacity first,
+// as in a server that has run a while. It returns the server's shutdown.
+func observe(svc *rmproxy.Service) (func(), error) {
+	s, err := serve.Start(serve.Options{Service: svc, Logs: logging.NewText(io.Discard)})
+	if err != nil {
+		return nil, err
+	}
+	ev := s.Events()
 	for i := range ev.Ring().Capacity() {
 		ev.AppendFrom(nil, &event.Record{Type: event.App, Change: event.Add, Detail: event.AppAlloc, ObjectID: "warm-up", ReferenceID: strconv.Itoa(i)})
 	}
-	h := m.Hooks()
-	h.Event = func(_ string, reg *resource.Registry, r *event.Record) { ev.AppendFrom(reg, r) }
-	svc.SetHooks(h)
+	return func() { _ = s.Shutdown(context.Background()) }, nil
 }
 
 // profileName is the profile file of scenario i of n: name itself for a

@@ -247,12 +247,15 @@ func Run(sc Scenario) (Result, error) { return RunWith(sc, nil) }
 var Measure func() (stop func())
 
 // RunWith is Run with setup applied to the service before the RM
-// registers (to install hooks, for instance); setup may be nil.
-func RunWith(sc Scenario, setup func(*rmproxy.Service)) (Result, error) {
+// registers (to install hooks, for instance); setup may be nil, and the
+// function it returns (when not nil) runs once the scenario is over.
+func RunWith(sc Scenario, setup func(*rmproxy.Service) (stop func())) (Result, error) {
 	svc := rmproxy.New(clock.Real{})
 	defer svc.Stop()
 	if setup != nil {
-		setup(svc)
+		if stop := setup(svc); stop != nil {
+			defer stop()
+		}
 	}
 	var rm api.SchedulerAPI = svc
 	if sc.GRPC {

@@ -17,7 +17,7 @@ import (
 // ring. Compare allocs/s between the sub-benchmarks.
 func BenchmarkHotPath(b *testing.B) {
 	sc := bench.Scenario{Nodes: 5000, Asks: 100000, Apps: 100, Queues: 10}
-	run := func(b *testing.B, setup func(*rmproxy.Service)) {
+	run := func(b *testing.B, setup func(*rmproxy.Service) func()) {
 		var rate, ns float64
 		for range b.N {
 			r, err := bench.RunWith(sc, setup)
@@ -32,13 +32,14 @@ func BenchmarkHotPath(b *testing.B) {
 	}
 	b.Run("none", func(b *testing.B) { run(b, nil) })
 	b.Run("metrics", func(b *testing.B) {
-		run(b, func(svc *rmproxy.Service) {
+		run(b, func(svc *rmproxy.Service) func() {
 			m := New(SnapshotSource{Service: svc}, nil)
 			svc.SetHooks(m.Hooks())
+			return nil
 		})
 	})
 	b.Run("metrics+events", func(b *testing.B) {
-		run(b, func(svc *rmproxy.Service) {
+		run(b, func(svc *rmproxy.Service) func() {
 			m := New(SnapshotSource{Service: svc}, nil)
 			ev := events.New(events.Options{})
 			for range events.DefaultRingCapacity {
@@ -47,6 +48,7 @@ func BenchmarkHotPath(b *testing.B) {
 			h := m.Hooks()
 			h.Event = func(_ string, reg *resource.Registry, r *event.Record) { ev.AppendFrom(reg, r) }
 			svc.SetHooks(h)
+			return nil
 		})
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	apps := fs.Int("apps", 0, "only scenarios with this many applications (0: all of 2, 100, 1000)")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured part to this file (with more than one scenario, the scenario's number goes before the extension: cpu-1.pprof)")
 	memprof := fs.String("memprofile", "", "write the allocations profile (all objects sampled) at the end of each scenario's measured part to this file, and the one at its start to FILE.base (go tool pprof -sample_index=alloc_objects -diff_base FILE.base FILE)")
+	traceOut := fs.String("trace", "", "write a runtime execution trace of each scenario's measured part to this file (go tool trace; numbered as -cpuprofile)")
 	memory := fs.Bool("memory", false, "also print, per scenario, the node registration time, heap per node and per ask and the peak RSS")
 	overGRPC := fs.Bool("grpc", false, "run the RM over gRPC on loopback (Paddock's client package against its gRPC server, both in this process) instead of in process: the same asks, their encoding and decoding included")
 	observed := fs.Bool("observed", false, "run paddock serve beside the scheduler, without listeners: its metrics hooks, its event history (filled to its capacity first, as in a server that has run a while), the engine's loggers (discarded), its health checker and history sampler: what operating it costs the hot path")
@@ -88,8 +90,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for i, sc := range scs {
-		if *cpuprof != "" || *memprof != "" {
-			bench.Measure = profiler(profileName(*cpuprof, i, len(scs)), profileName(*memprof, i, len(scs)), stderr)
+		if *cpuprof != "" || *memprof != "" || *traceOut != "" {
+			bench.Measure = profiler(profileName(*cpuprof, i, len(scs)), profileName(*memprof, i, len(scs)), profileName(*traceOut, i, len(scs)), stderr)
 		}
 		r, err := bench.RunWith(sc, setup)
 		bench.Measure = nil
@@ -133,10 +135,11 @@ func profileName(name string, i, n int) string {
 }
 
 // profiler returns the bench.Measure hook that profiles one scenario's
-// measured part: CPU into cpu, allocations into mem and mem.base (either
-// may be "").
-func profiler(cpu, mem string, stderr io.Writer) func() func() {
+// measured part: CPU into cpu, allocations into mem and mem.base, an
+// execution trace into tr (any may be "").
+func profiler(cpu, mem, tr string, stderr io.Writer) func() func() {
 	return func() func() {
+		stopTrace := startTrace(tr, stderr)
 		var cpuFile *os.File
 		if cpu != "" {
 			f, err := os.Create(cpu)
@@ -154,6 +157,7 @@ func profiler(cpu, mem string, stderr io.Writer) func() func() {
 			writeHeap(mem+".base", stderr)
 		}
 		return func() {
+			stopTrace()
 			if cpuFile != nil {
 				pprof.StopCPUProfile()
 				cpuFile.Close()
@@ -163,6 +167,28 @@ func profiler(cpu, mem string, stderr io.Writer) func() func() {
 				runtime.MemProfileRate = 512 * 1024
 			}
 		}
+	}
+}
+
+// startTrace starts an execution trace into name (none when "") and
+// returns its stop.
+func startTrace(name string, stderr io.Writer) func() {
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err == nil {
+		if err = trace.Start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "paddock bench: trace: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
+		f.Close()
 	}
 }
 

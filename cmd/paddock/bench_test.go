@@ -30,18 +30,23 @@ func TestBenchQuick(t *testing.T) {
 	}
 }
 
-// TestBenchProfiles checks -cpuprofile and -memprofile write one profile
-// per scenario, numbered when there are several.
+// TestBenchProfiles checks -cpuprofile, -memprofile and -trace write one
+// profile or trace per scenario, numbered when there are several.
 func TestBenchProfiles(t *testing.T) {
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "-quick", "-cpuprofile", dir + "/cpu.pprof", "-memprofile", dir + "/mem.pprof"}, &out, &errb); code != 0 {
+	if code := run([]string{"bench", "-quick", "-cpuprofile", dir + "/cpu.pprof", "-memprofile", dir + "/mem.pprof", "-trace", dir + "/run.trace"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, f := range []string{"cpu-1.pprof", "cpu-2.pprof", "mem-1.pprof", "mem-1.pprof.base", "mem-2.pprof", "mem-2.pprof.base"} {
+	for _, f := range []string{"cpu-1.pprof", "cpu-2.pprof", "mem-1.pprof", "mem-1.pprof.base", "mem-2.pprof", "mem-2.pprof.base", "run-1.trace", "run-2.trace"} {
 		st, err := os.Stat(dir + "/" + f)
 		if err != nil || st.Size() == 0 {
 			t.Fatalf("%s: %v (size %v)", f, err, st)
+		}
+	}
+	for _, f := range []string{"run-1.trace", "run-2.trace"} {
+		if b, _ := os.ReadFile(dir + "/" + f); !bytes.HasPrefix(b, []byte("go 1.")) {
+			t.Fatalf("%s is no execution trace: %q", f, b[:min(len(b), 16)])
 		}
 	}
 	if got := profileName("cpu.pprof", 0, 1); got != "cpu.pprof" {

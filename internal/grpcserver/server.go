@@ -310,7 +310,8 @@ func apiStatus(what string, err error) error {
 }
 
 // ServerOptions are the grpc.ServerOptions the server needs: message size
-// limit, keepalive, TLS and the token check.
+// limit, its codec (protocodec: responses marshaled at the size their
+// split computed), keepalive, TLS and the token check.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	o := s.opts
 	opts := []grpc.ServerOption{

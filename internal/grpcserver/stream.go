@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // streamSpec tells serveStream how to handle one of the three SI streams.
@@ -85,22 +86,43 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 			if !ok {
 				continue // ended; att.end says how
 			}
-			for i, m := range msgs {
-				for _, part := range split(m, s.opts.MaxSendMsgSize) {
-					if _, ok := any(part.Message).(*Resp); !ok {
-						s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", part.Message))
-						continue
-					}
-					// sent sized: the server's codec marshals it without
-					// sizing it again (protocodec)
-					if err := st.SendMsg(&part); err != nil {
-						s.requeue(att, msgs[i:])
-						return err
-					}
-				}
+			wrong := func(m proto.Message) {
+				s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", m))
+			}
+			if unsent, err := sendAll[Resp](st, msgs, s.opts.MaxSendMsgSize, wrong); err != nil {
+				s.requeue(att, unsent)
+				return err
 			}
 		}
 	}
+}
+
+// sendAll sends msgs in order on st, each split at limit bytes, and
+// drops (telling wrong) any that is not a *Resp. When a send fails it
+// returns the error and what was not sent: the rest of that message's
+// parts, then the messages after it. The parts sent before are not
+// repeated, so an RM does not hear of an allocation twice because its
+// response was larger than the limit.
+func sendAll[Resp any](st grpc.ServerStream, msgs []proto.Message, limit int, wrong func(proto.Message)) ([]proto.Message, error) {
+	for i, m := range msgs {
+		parts := split(m, limit)
+		for j := range parts {
+			if _, ok := any(parts[j].Message).(*Resp); !ok {
+				wrong(parts[j].Message)
+				continue
+			}
+			// sent sized: the server's codec marshals it without sizing it
+			// again (protocodec)
+			if err := st.SendMsg(&parts[j]); err != nil {
+				unsent := make([]proto.Message, 0, len(parts)-j+len(msgs)-i-1)
+				for _, p := range parts[j:] {
+					unsent = append(unsent, p.Message)
+				}
+				return append(unsent, msgs[i+1:]...), err
+			}
+		}
+	}
+	return nil, nil
 }
 
 // check validates a received message; want is the stream's rmID once known.

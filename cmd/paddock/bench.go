@@ -83,8 +83,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *warmup {
-		if _, err := bench.RunWith(scs[0], setup); err != nil || setupErr != nil {
-			err = cmp.Or(setupErr, err)
+		_, err := bench.RunWith(scs[0], setup)
+		if err = cmp.Or(setupErr, err); err != nil {
 			fmt.Fprintf(stderr, "paddock bench: warm-up: %v\n", err)
 			return 2
 		}
@@ -139,29 +139,15 @@ func profileName(name string, i, n int) string {
 // execution trace into tr (any may be "").
 func profiler(cpu, mem, tr string, stderr io.Writer) func() func() {
 	return func() func() {
-		stopTrace := startTrace(tr, stderr)
-		var cpuFile *os.File
-		if cpu != "" {
-			f, err := os.Create(cpu)
-			if err == nil {
-				err = pprof.StartCPUProfile(f)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "paddock bench: cpu profile: %v\n", err)
-			} else {
-				cpuFile = f
-			}
-		}
+		stopTrace := record(tr, "trace", trace.Start, trace.Stop, stderr)
+		stopCPU := record(cpu, "cpu profile", pprof.StartCPUProfile, pprof.StopCPUProfile, stderr)
 		if mem != "" {
 			runtime.MemProfileRate = 1
 			writeHeap(mem+".base", stderr)
 		}
 		return func() {
 			stopTrace()
-			if cpuFile != nil {
-				pprof.StopCPUProfile()
-				cpuFile.Close()
-			}
+			stopCPU()
 			if mem != "" {
 				writeHeap(mem, stderr)
 				runtime.MemProfileRate = 512 * 1024
@@ -170,24 +156,25 @@ func profiler(cpu, mem, tr string, stderr io.Writer) func() func() {
 	}
 }
 
-// startTrace starts an execution trace into name (none when "") and
-// returns its stop.
-func startTrace(name string, stderr io.Writer) func() {
+// record starts writing what (a CPU profile, an execution trace) into the
+// file name with start, none when name is "", and returns what stops it
+// (stop, then the file closed); a failure is told on stderr.
+func record(name, what string, start func(io.Writer) error, stop func(), stderr io.Writer) func() {
 	if name == "" {
 		return func() {}
 	}
 	f, err := os.Create(name)
 	if err == nil {
-		if err = trace.Start(f); err != nil {
+		if err = start(f); err != nil {
 			f.Close()
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "paddock bench: trace: %v\n", err)
+		fmt.Fprintf(stderr, "paddock bench: %s: %v\n", what, err)
 		return func() {}
 	}
 	return func() {
-		trace.Stop()
+		stop()
 		f.Close()
 	}
 }

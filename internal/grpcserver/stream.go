@@ -66,6 +66,9 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 		}
 	}()
 
+	wrong := func(m proto.Message) {
+		s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", m))
+	}
 	for {
 		select {
 		case err := <-recvDone:
@@ -85,9 +88,6 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 			msgs, ok := s.take(att)
 			if !ok {
 				continue // ended; att.end says how
-			}
-			wrong := func(m proto.Message) {
-				s.log.Error("dropping a response of the wrong type", "stream", sp.kind.String(), "type", fmt.Sprintf("%T", m))
 			}
 			if unsent, err := sendAll[Resp](st, msgs, s.opts.MaxSendMsgSize, wrong); err != nil {
 				s.requeue(att, unsent)

@@ -102,6 +102,18 @@ func BenchmarkFairShare(b *testing.B) {
 	}
 }
 
+// BenchmarkFairShareOf is FairShareOf for the common ask, two types in
+// use, under a quota guaranteeing one of them: a queue's or application's
+// share is recomputed this way on every decision.
+func BenchmarkFairShareOf(b *testing.B) {
+	used, fairMax := vec(1000, 1<<30), vec(64000, 1<<38)
+	g := Quota{}.With(VCoreIndex, 8000)
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkFloat = FairShareOf(&used, &g, &fairMax)
+	}
+}
+
 func BenchmarkWeightedShare(b *testing.B) {
 	x, y := benchVectors()
 	w := DefaultWeights()

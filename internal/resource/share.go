@@ -3,6 +3,7 @@ package resource
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -38,7 +39,12 @@ func FairShare(used Vector, guaranteed Quota, fairMax Vector) float64 {
 // share is recomputed on every decision).
 func FairShareOf(used *Vector, guaranteed *Quota, fairMax *Vector) float64 {
 	var s float64
-	for i, u := range used {
+	// only the types in use count: most vectors use two, which the mask
+	// walks without a test per type (in ascending order, as a loop over
+	// the vector would, so the float is the same)
+	for m := used.Support(); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(uint32(m))
+		u := used[i]
 		if u <= 0 {
 			continue
 		}

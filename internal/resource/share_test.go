@@ -2,6 +2,7 @@ package resource
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -44,10 +45,49 @@ func TestFairShare(t *testing.T) {
 		{"zero fair max with usage", vec(0, 0, 3), Quota{}, vec(10000, 1000), 1},
 		{"above guaranteed", vec(5000), g, vec(10000), 2.5},
 		{"guaranteed wins over fair max", vec(1000), g, vec(1000), 0.5},
+		{"negative usage does not count", vec(-5000, 100), g, vec(10000, 1000), 0.1},
+		{"the last type counts", func() Vector { v := vec(10); v[MaxTypes-1] = 30; return v }(), g,
+			func() Vector { v := vec(10000); v[MaxTypes-1] = 40; return v }(), 0.75},
 	}
 	for _, tc := range tests {
 		if got := FairShare(tc.used, tc.guaranteed, tc.fairMax); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: FairShare = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFairShareOfAnyTypes checks FairShareOf, which visits only the types
+// in use, against the definition over every type, for usage on random
+// types (negative and zero ones included) and denominators of every sign.
+func TestFairShareOfAnyTypes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pick := func() int64 { return []int64{-7, 0, 0, 1, 3, 1000, math.MaxInt64}[r.IntN(7)] }
+	for range 10000 {
+		var used, fairMax Vector
+		var g Quota
+		for i := range MaxTypes {
+			used[i], fairMax[i] = pick(), pick()
+			if r.IntN(3) == 0 {
+				g = g.With(Index(i), pick())
+			}
+		}
+		var want float64
+		for i, u := range used {
+			if u <= 0 {
+				continue
+			}
+			d := fairMax[i]
+			if l, ok := g.Limit(Index(i)); ok {
+				d = l
+			}
+			if d <= 0 {
+				want = max(want, 1)
+				continue
+			}
+			want = max(want, float64(u)/float64(d))
+		}
+		if got := FairShareOf(&used, &g, &fairMax); got != want {
+			t.Fatalf("FairShareOf(%v, %v, %v) = %v, want %v", used, g, fairMax, got, want)
 		}
 	}
 }

@@ -253,7 +253,10 @@ func (k *classKey) holds(x *Allocation) bool {
 }
 
 // dequeue takes a pending ask out of its class.
-func (a *App) dequeue(x *Allocation) {
+func (a *App) dequeue(x *Allocation) { a.dequeueOn(x, x.Res.Support()) }
+
+// dequeueOn is dequeue for an ask whose resources' support is m.
+func (a *App) dequeueOn(x *Allocation, m resource.Mask) {
 	c := x.class
 	head := c.first() == x
 	c.leaveTold(x)
@@ -278,9 +281,9 @@ func (a *App) dequeue(x *Allocation) {
 		a.heap.fix(c.index)
 	}
 	a.pending--
-	a.Pending.DecOn(&x.Res, x.Res.Support())
+	a.Pending.DecOn(&x.Res, m)
 	if x.ScaleUp {
-		a.Reported.DecOn(&x.Res, x.Res.Support())
+		a.Reported.DecOn(&x.Res, m)
 	}
 	a.prio.Add(x.Priority, -1)
 	a.maxPrio = a.prio.Max()
@@ -405,7 +408,7 @@ func (a *App) Allocate(x *Allocation, node string, now time.Time) {
 // AllocateOn is Allocate for an ask whose resources' support the caller
 // has: m, which must be x.Res.Support().
 func (a *App) AllocateOn(x *Allocation, node string, m resource.Mask, now time.Time) {
-	a.dequeue(x)
+	a.dequeueOn(x, m)
 	x.NodeID = node
 	x.Allocated = now
 	x.unbind()

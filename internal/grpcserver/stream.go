@@ -105,12 +105,14 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 // response was larger than the limit.
 func sendAll[Resp any](st grpc.ServerStream, msgs []proto.Message, limit int, wrong func(proto.Message)) ([]proto.Message, error) {
 	for i, m := range msgs {
+		// a message's parts are of its own type: checked once, before it
+		// is sized and split
+		if _, ok := any(m).(*Resp); !ok {
+			wrong(m)
+			continue
+		}
 		parts := split(m, limit)
 		for j := range parts {
-			if _, ok := any(parts[j].Message).(*Resp); !ok {
-				wrong(parts[j].Message)
-				continue
-			}
 			// sent sized: the server's codec marshals it without sizing it
 			// again (protocodec)
 			if err := st.SendMsg(&parts[j]); err != nil {

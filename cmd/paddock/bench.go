@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -73,18 +72,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")
 		return exitUsage
 	}
-	var setup func(*rmproxy.Service) func()
-	var setupErr error
+	var setup func(*rmproxy.Service) (func(), error)
 	if *observed {
-		setup = func(svc *rmproxy.Service) func() {
-			stop, err := observe(svc)
-			setupErr = err
-			return stop
-		}
+		setup = observe
 	}
 	if *warmup {
-		_, err := bench.RunWith(scs[0], setup)
-		if err = cmp.Or(setupErr, err); err != nil {
+		if _, err := bench.RunWith(scs[0], setup); err != nil {
 			fmt.Fprintf(stderr, "paddock bench: warm-up: %v\n", err)
 			return 2
 		}
@@ -95,7 +88,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := bench.RunWith(sc, setup)
 		bench.Measure = nil
-		if err = cmp.Or(setupErr, err); err != nil {
+		if err != nil {
 			fmt.Fprintf(stderr, "paddock bench: %s: %v\n", sc.Name(), err)
 			return 2
 		}

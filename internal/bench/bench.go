@@ -247,13 +247,18 @@ func Run(sc Scenario) (Result, error) { return RunWith(sc, nil) }
 var Measure func() (stop func())
 
 // RunWith is Run with setup applied to the service before the RM
-// registers (to install hooks, for instance); setup may be nil, and the
-// function it returns (when not nil) runs once the scenario is over.
-func RunWith(sc Scenario, setup func(*rmproxy.Service) (stop func())) (Result, error) {
+// registers (to install hooks, for instance); setup may be nil, the
+// function it returns (when not nil) runs once the scenario is over, and
+// its error ends the scenario before it starts.
+func RunWith(sc Scenario, setup func(*rmproxy.Service) (stop func(), err error)) (Result, error) {
 	svc := rmproxy.New(clock.Real{})
 	defer svc.Stop()
 	if setup != nil {
-		if stop := setup(svc); stop != nil {
+		stop, err := setup(svc)
+		if err != nil {
+			return Result{}, fmt.Errorf("set-up: %w", err)
+		}
+		if stop != nil {
 			defer stop()
 		}
 	}

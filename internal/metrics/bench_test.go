@@ -17,7 +17,7 @@ import (
 // ring. Compare allocs/s between the sub-benchmarks.
 func BenchmarkHotPath(b *testing.B) {
 	sc := bench.Scenario{Nodes: 5000, Asks: 100000, Apps: 100, Queues: 10}
-	run := func(b *testing.B, setup func(*rmproxy.Service) func()) {
+	run := func(b *testing.B, setup func(*rmproxy.Service) (func(), error)) {
 		var rate, ns float64
 		for range b.N {
 			r, err := bench.RunWith(sc, setup)
@@ -32,14 +32,14 @@ func BenchmarkHotPath(b *testing.B) {
 	}
 	b.Run("none", func(b *testing.B) { run(b, nil) })
 	b.Run("metrics", func(b *testing.B) {
-		run(b, func(svc *rmproxy.Service) func() {
+		run(b, func(svc *rmproxy.Service) (func(), error) {
 			m := New(SnapshotSource{Service: svc}, nil)
 			svc.SetHooks(m.Hooks())
-			return nil
+			return nil, nil
 		})
 	})
 	b.Run("metrics+events", func(b *testing.B) {
-		run(b, func(svc *rmproxy.Service) func() {
+		run(b, func(svc *rmproxy.Service) (func(), error) {
 			m := New(SnapshotSource{Service: svc}, nil)
 			ev := events.New(events.Options{})
 			for range events.DefaultRingCapacity {
@@ -48,7 +48,7 @@ func BenchmarkHotPath(b *testing.B) {
 			h := m.Hooks()
 			h.Event = func(_ string, reg *resource.Registry, r *event.Record) { ev.AppendFrom(reg, r) }
 			svc.SetHooks(h)
-			return nil
+			return nil, nil
 		})
 	})
 }

@@ -22,6 +22,11 @@
 // and must answer within the server's timeout (250 ms by default), or the
 // node or plan is refused.
 //
+// Messages travel in the protocol buffers wire format of the SI. The
+// allocations of one AllocationResponse whose resources were encoded
+// alike share one si.Resource message (so do an in-process RM's, which
+// share their ask's): the callback reads it and does not change it.
+//
 // When a stream breaks, Done is closed and Err says why; the scheduler
 // keeps the RM Paused for a while. Register again (on the same Client: the
 // connection redials) and resync the full state. Close shuts the RM down:
@@ -47,6 +52,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/cbwire"
+	"github.com/paddock-sched/paddock/internal/protocodec"
 )
 
 // AdminUpdateConfigurationMethod is Paddock's Admin method for
@@ -122,7 +128,10 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	}
 	dopts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(opts.MaxMsgSize), grpc.MaxCallSendMsgSize(opts.MaxMsgSize)),
+		// the SI's protocol buffers, with the resources of allocation
+		// lists encoded and decoded once per distinct message (protocodec)
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(opts.MaxMsgSize), grpc.MaxCallSendMsgSize(opts.MaxMsgSize),
+			grpc.ForceCodecV2(protocodec.Codec{})),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: opts.KeepaliveTime, Timeout: 10 * time.Second, PermitWithoutStream: true}),
 	}
 	if opts.Token != "" {

@@ -27,12 +27,12 @@ func (f *failingStream) SendMsg(m any) error {
 	if f.failAt > 0 && len(f.sent)+1 == f.failAt {
 		return errBroken
 	}
-	s, ok := m.(*protocodec.Sized)
+	s, ok := m.(*protocodec.Encoded)
 	if !ok {
-		return fmt.Errorf("sent a %T, not a sized message", m)
+		return fmt.Errorf("sent a %T, not an encoded message", m)
 	}
-	if s.Size != proto.Size(s.Message) {
-		return fmt.Errorf("sent with size %d, is %d bytes", s.Size, proto.Size(s.Message))
+	if len(s.Bytes) != proto.Size(s.Message) {
+		return fmt.Errorf("sent %d bytes, the message is %d", len(s.Bytes), proto.Size(s.Message))
 	}
 	f.sent = append(f.sent, s.Message)
 	return nil

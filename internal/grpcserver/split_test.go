@@ -21,15 +21,15 @@ func allocResponse(n int) *si.AllocationResponse {
 
 // keys lists the allocation keys of parts, in order, and checks each fits
 // and carries its own size.
-func keys(t *testing.T, parts []protocodec.Sized, limit int) (news, released []string) {
+func keys(t *testing.T, parts []protocodec.Encoded, limit int) (news, released []string) {
 	t.Helper()
 	for _, p := range parts {
 		size := proto.Size(p.Message)
 		if size > limit {
 			t.Errorf("part of %d bytes over the limit %d", size, limit)
 		}
-		if p.Size != size {
-			t.Errorf("part carries size %d, is %d bytes", p.Size, size)
+		if len(p.Bytes) != size {
+			t.Errorf("part carries %d bytes, is %d", len(p.Bytes), size)
 		}
 		r := p.Message.(*si.AllocationResponse)
 		for _, a := range r.New {
@@ -74,7 +74,7 @@ func TestSplit(t *testing.T) {
 	// one item over the limit cannot be split: it is returned as it is
 	one := allocResponse(1)
 	one.Released = nil
-	if parts := split(one, 10); len(parts) != 1 || !proto.Equal(parts[0].Message, one) || parts[0].Size != proto.Size(one) {
+	if parts := split(one, 10); len(parts) != 1 || !proto.Equal(parts[0].Message, one) || len(parts[0].Bytes) != proto.Size(one) {
 		t.Fatalf("unsplittable response became %d parts", len(parts))
 	}
 }

@@ -106,15 +106,15 @@ func serveStream[Req, Resp any](s *Server, st grpc.BidiStreamingServer[Req, Resp
 func sendAll[Resp any](st grpc.ServerStream, msgs []proto.Message, limit int, wrong func(proto.Message)) ([]proto.Message, error) {
 	for i, m := range msgs {
 		// a message's parts are of its own type: checked once, before it
-		// is sized and split
+		// is encoded and split
 		if _, ok := any(m).(*Resp); !ok {
 			wrong(m)
 			continue
 		}
 		parts := split(m, limit)
 		for j := range parts {
-			// sent sized: the server's codec marshals it without sizing it
-			// again (protocodec)
+			// sent encoded: the server's codec sends the bytes split
+			// made (protocodec)
 			if err := st.SendMsg(&parts[j]); err != nil {
 				unsent := make([]proto.Message, 0, len(parts)-j+len(msgs)-i-1)
 				for _, p := range parts[j:] {

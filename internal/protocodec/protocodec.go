@@ -1,9 +1,11 @@
-// Package protocodec is the gRPC codec of Paddock's server: grpc-go's own
-// protocol buffers codec, plus messages whose size the sender computed
-// just before sending (Sized). grpc-go's codec sizes every message before
-// marshaling it; the server has already sized each response to split it
-// at the size limit, so sizing it again was a second walk over every
-// allocation, resource map and tag of it.
+// Package protocodec is the gRPC codec of Paddock's server and client:
+// the protocol buffers wire format, as grpc-go's own codec, with two
+// savings on the SI's allocation lists, where nearly all of the cost of
+// the gRPC path lay (lists.go). It encodes and decodes the resources of
+// an AllocationRequest's asks and an AllocationResponse's allocations
+// once per distinct resource message, and it sends messages the server
+// encoded already (Encoded: to split a response at the size limit, the
+// server must know its size, and encoding it tells).
 package protocodec
 
 import (
@@ -16,17 +18,19 @@ import (
 // grpc-go's own codec, so peers see no difference.
 const Name = "proto"
 
-// Sized is a message with the size proto.Size gave it, unchanged since:
-// the sizes of the message and of the messages in it are cached in them,
-// and the codec marshals it with those sizes. It is a proto.Message itself
-// (the one it holds), so a server without this codec still sends it whole.
-type Sized struct {
+// Encoded is a message with its encoding (Append), unchanged since; with
+// nil Bytes the codec encodes the message. It is a proto.Message itself
+// (the one it holds), so a server without this codec still sends it
+// whole.
+type Encoded struct {
 	proto.Message
-	Size int
+	Bytes []byte
 }
 
-// Codec marshals a Sized without sizing it again and everything else with
-// grpc-go's own codec.
+// Codec marshals an Encoded as its bytes, the SI's allocation lists with
+// their resources encoded once per distinct message, and everything else
+// with grpc-go's own codec; it decodes the allocation lists with their
+// resources interned, everything else with grpc-go's codec.
 type Codec struct{}
 
 var _ encoding.CodecV2 = Codec{}
@@ -34,34 +38,40 @@ var _ encoding.CodecV2 = Codec{}
 // Name returns "proto".
 func (Codec) Name() string { return Name }
 
-// Marshal encodes v: a Sized into one buffer (from grpc-go's buffer pool
-// when it is large, as grpc-go's codec does), anything else through
-// grpc-go's codec.
-func (Codec) Marshal(v any) (mem.BufferSlice, error) {
-	s, ok := v.(*Sized)
-	if !ok {
-		return encoding.GetCodecV2(Name).Marshal(v)
-	}
-	opts := proto.MarshalOptions{UseCachedSize: true}
-	if mem.IsBelowBufferPoolingThreshold(s.Size) {
-		b, err := opts.MarshalAppend(make([]byte, 0, s.Size), s.Message)
-		if err != nil {
-			return nil, err
+// Marshal encodes v.
+func (c Codec) Marshal(v any) (mem.BufferSlice, error) {
+	switch m := v.(type) {
+	case *Encoded:
+		if m.Bytes == nil {
+			return c.Marshal(m.Message)
 		}
-		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+		return mem.BufferSlice{mem.SliceBuffer(m.Bytes)}, nil
+	case proto.Message:
+		if _, _, ok := list(m); ok {
+			b, err := Append(nil, m)
+			if err != nil {
+				return nil, err
+			}
+			return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+		}
 	}
-	pool := mem.DefaultBufferPool()
-	buf := pool.Get(s.Size)
-	b, err := opts.MarshalAppend((*buf)[:0], s.Message)
-	if err != nil {
-		pool.Put(buf)
-		return nil, err
-	}
-	*buf = b
-	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
+	return encoding.GetCodecV2(Name).Marshal(v)
 }
 
-// Unmarshal decodes data into v as grpc-go's codec does.
+// Unmarshal decodes data into v.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
-	return encoding.GetCodecV2(Name).Unmarshal(data, v)
+	m, ok := v.(proto.Message)
+	if !ok {
+		return encoding.GetCodecV2(Name).Unmarshal(data, v)
+	}
+	_, num, ok := list(m)
+	if !ok {
+		return encoding.GetCodecV2(Name).Unmarshal(data, v)
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	if decode(buf.ReadOnlyData(), m, num) {
+		return nil
+	}
+	return proto.Unmarshal(buf.ReadOnlyData(), m)
 }

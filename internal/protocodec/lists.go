@@ -1,0 +1,324 @@
+package protocodec
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+)
+
+// The allocation lists of the SI: an AllocationRequest's asks and an
+// AllocationResponse's new allocations. Each allocation carries its
+// resources as a map message (si.Resource), and protobuf-go builds and
+// walks every map anew, through reflection: with two resource types,
+// encoding an allocation cost about 1.8 µs and decoding one 2.4 µs and
+// 11 heap objects, against 0.24 and 0.44 µs without the map (1,000 asks
+// of 100 applications, this machine). The codec therefore encodes the
+// resource messages of a list itself (appendResource: the same bytes
+// but for the order of the map's entries, in a few tens of nanoseconds),
+// and decodes each distinct encoding of a list once: most allocations of
+// a list have the same resources (the pods of one deployment, the tasks
+// of one job), and the allocations of a decoded list whose resources were
+// encoded alike share one si.Resource, which its receiver only reads.
+// The rest of each allocation is protobuf-go's. The wire format is
+// protobuf's; only the order of the fields differs (the list comes last),
+// which every decoder accepts.
+
+// Field numbers of the SI messages the codec handles itself, as the
+// generated code declares them (checked against the descriptors by the
+// tests).
+const (
+	requestAllocations protowire.Number = 4 // AllocationRequest.allocations
+	responseNew        protowire.Number = 1 // AllocationResponse.new
+	allocResources     protowire.Number = 5 // Allocation.resourcePerAlloc
+)
+
+// list returns the allocation list of m and its field number, or false
+// when m is not a message with one.
+func list(m any) ([]*si.Allocation, protowire.Number, bool) {
+	switch x := m.(type) {
+	case *si.AllocationRequest:
+		return x.Allocations, requestAllocations, true
+	case *si.AllocationResponse:
+		return x.New, responseNew, true
+	}
+	return nil, 0, false
+}
+
+// Append appends the wire encoding of m to b: proto.Marshal's, with the
+// resources of an AllocationRequest's or AllocationResponse's allocations
+// encoded by appendResource.
+func Append(b []byte, m proto.Message) ([]byte, error) {
+	allocs, num, ok := list(m)
+	if !ok || len(allocs) < 2 {
+		return proto.MarshalOptions{}.MarshalAppend(b, m)
+	}
+	for _, a := range allocs {
+		if a == nil { // as proto.Marshal has it
+			return proto.MarshalOptions{}.MarshalAppend(b, m)
+		}
+	}
+	// the message's other fields first, as proto.Marshal encodes them
+	src := m.ProtoReflect()
+	rest := src.New()
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Number() != num {
+			rest.Set(fd, v)
+		}
+		return true
+	})
+	if u := src.GetUnknown(); len(u) > 0 {
+		rest.SetUnknown(u)
+	}
+	b, err := proto.MarshalOptions{}.MarshalAppend(b, rest.Interface())
+	if err != nil {
+		return b, err
+	}
+	var (
+		enc   resourceEncodings
+		bare  si.Allocation // an allocation without its resources
+		body  []byte
+		clean = true // bare has no unknown fields
+	)
+	for _, a := range allocs {
+		strip(&bare, a)
+		if u := a.ProtoReflect().GetUnknown(); len(u) > 0 || !clean {
+			bare.ProtoReflect().SetUnknown(u)
+			clean = len(u) == 0
+		}
+		if body, err = (proto.MarshalOptions{}).MarshalAppend(body[:0], &bare); err != nil {
+			return b, err
+		}
+		size := len(body)
+		var r []byte
+		if a.ResourcePerAlloc != nil {
+			if r, err = enc.of(a.ResourcePerAlloc); err != nil {
+				return b, err
+			}
+			size += protowire.SizeTag(allocResources) + protowire.SizeBytes(len(r))
+		}
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(size))
+		b = append(b, body...)
+		if a.ResourcePerAlloc != nil {
+			b = protowire.AppendTag(b, allocResources, protowire.BytesType)
+			b = protowire.AppendBytes(b, r)
+		}
+	}
+	return b, nil
+}
+
+// strip sets dst to the fields of a but its resources (and its unknown
+// fields, which the caller copies). TestStripCopiesEveryField fails when
+// the SI's Allocation gains a field this does not copy.
+func strip(dst, a *si.Allocation) {
+	dst.AllocationKey = a.AllocationKey
+	dst.AllocationTags = a.AllocationTags
+	dst.Priority = a.Priority
+	dst.NodeID = a.NodeID
+	dst.ApplicationID = a.ApplicationID
+	dst.PartitionName = a.PartitionName
+	dst.TaskGroupName = a.TaskGroupName
+	dst.Placeholder = a.Placeholder
+	dst.Originator = a.Originator
+	dst.PreemptionPolicy = a.PreemptionPolicy
+}
+
+// resourceEncodings encodes the resource messages of one list: each
+// one anew (appendResource: a few tens of nanoseconds), but for a message
+// that follows itself (allocations sharing their resources by pointer,
+// as Paddock's do). The encoding returned is good until the next call.
+type resourceEncodings struct {
+	last    *si.Resource
+	scratch []byte
+}
+
+func (e *resourceEncodings) of(r *si.Resource) ([]byte, error) {
+	if r == e.last {
+		return e.scratch, nil
+	}
+	e.last = nil
+	b, ok := appendResource(e.scratch[:0], r)
+	if !ok {
+		var err error
+		if b, err = (proto.MarshalOptions{}).MarshalAppend(e.scratch[:0], r); err != nil {
+			return nil, err
+		}
+	}
+	e.last, e.scratch = r, b
+	return b, nil
+}
+
+// appendResource appends the encoding of r to b, its map's entries in
+// the order of their names, and reports whether it did: not when r or a
+// quantity has unknown fields or a quantity is nil, which proto.Marshal
+// then encodes. Every allocation of a list may have its own resource
+// message with the same contents (the RM builds one per ask), and
+// protobuf-go's encoding of a map costs about 1.5 µs for two entries
+// where this takes a few tens of nanoseconds; the tests hold it to
+// proto.Marshal.
+func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
+	if len(r.ProtoReflect().GetUnknown()) > 0 {
+		return b, false
+	}
+	var (
+		small [8]string
+		names = small[:0]
+	)
+	for name, q := range r.Resources {
+		if q == nil || len(q.ProtoReflect().GetUnknown()) > 0 {
+			return b, false
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := r.Resources[name].Value
+		// the entry: the name (field 1) and the quantity (field 2), whose
+		// value (field 1) proto3 leaves out when it is 0
+		q := 0
+		if v != 0 {
+			q = protowire.SizeTag(1) + protowire.SizeVarint(uint64(v))
+		}
+		entry := protowire.SizeTag(1) + protowire.SizeBytes(len(name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(entry))
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, name)
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(q))
+		if v != 0 {
+			b = protowire.AppendTag(b, 1, protowire.VarintType)
+			b = protowire.AppendVarint(b, uint64(v))
+		}
+	}
+	return b, true
+}
+
+// decode decodes b into m, whose allocation list has field number num.
+// It reports false when b is not as it expects (malformed, or an
+// allocation whose resources come in several parts, which protobuf
+// merges); the caller then decodes b with proto.Unmarshal, which says
+// what is wrong with it.
+func decode(b []byte, m proto.Message, num protowire.Number) bool {
+	var (
+		rest  = make([]byte, 0, len(b))
+		res   [][]byte // the allocations' resource encodings, nil for none
+		found bool
+	)
+	for len(b) > 0 {
+		n, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
+			return false
+		}
+		l := protowire.ConsumeFieldValue(n, typ, b[k:])
+		if l < 0 {
+			return false
+		}
+		if n != num || typ != protowire.BytesType {
+			rest = append(rest, b[:k+l]...)
+			b = b[k+l:]
+			continue
+		}
+		v, _ := protowire.ConsumeBytes(b[k:])
+		b = b[k+l:]
+		// the allocation without its resources, which are set after
+		rest = protowire.AppendTag(rest, num, protowire.BytesType)
+		rest = protowire.AppendVarint(rest, 0) // its length, once known
+		lenAt := len(rest) - 1
+		var r []byte
+		found = false
+		for len(v) > 0 {
+			fn, ft, fk := protowire.ConsumeTag(v)
+			if fk < 0 {
+				return false
+			}
+			fl := protowire.ConsumeFieldValue(fn, ft, v[fk:])
+			if fl < 0 {
+				return false
+			}
+			if fn == allocResources {
+				if ft != protowire.BytesType || found {
+					return false
+				}
+				r, _ = protowire.ConsumeBytes(v[fk:])
+				if r == nil {
+					r = []byte{}
+				}
+				found = true
+			} else {
+				rest = append(rest, v[:fk+fl]...)
+			}
+			v = v[fk+fl:]
+		}
+		rest = setLength(rest, lenAt)
+		res = append(res, r)
+	}
+	if err := proto.Unmarshal(rest, m); err != nil {
+		return false
+	}
+	allocs, _, _ := list(m)
+	if len(allocs) != len(res) {
+		return false
+	}
+	var table resourceTable
+	for i, r := range res {
+		if r == nil {
+			continue
+		}
+		x, ok := table.of(r)
+		if !ok {
+			return false
+		}
+		allocs[i].ResourcePerAlloc = x
+	}
+	return true
+}
+
+// setLength writes the length of the field value that follows the
+// one-byte length placeholder at lenAt of b, moving the value when the
+// length takes more bytes.
+func setLength(b []byte, lenAt int) []byte {
+	n := len(b) - lenAt - 1
+	if n < 0x80 {
+		b[lenAt] = byte(n)
+		return b
+	}
+	var v [binary.MaxVarintLen64]byte
+	l := protowire.AppendVarint(v[:0], uint64(n))
+	b = append(b, l[1:]...) // room for the longer length
+	copy(b[lenAt+len(l):], b[lenAt+1:len(b)-(len(l)-1)])
+	copy(b[lenAt:], l)
+	return b
+}
+
+// resourceTable holds the resource messages decoded from one list, by
+// encoding.
+type resourceTable struct {
+	last  []byte
+	lastR *si.Resource
+	seen  map[string]*si.Resource
+}
+
+func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
+	if t.lastR != nil && string(b) == string(t.last) {
+		return t.lastR, true
+	}
+	r, ok := t.seen[string(b)]
+	if !ok {
+		r = &si.Resource{}
+		if err := proto.Unmarshal(b, r); err != nil {
+			return nil, false
+		}
+		if t.seen == nil {
+			t.seen = map[string]*si.Resource{}
+		}
+		t.seen[string(b)] = r
+	}
+	t.last, t.lastR = b, r
+	return r, true
+}

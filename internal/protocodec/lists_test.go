@@ -1,0 +1,270 @@
+package protocodec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+)
+
+func TestFieldNumbers(t *testing.T) {
+	for _, c := range []struct {
+		m     proto.Message
+		field protoreflect.Name
+		num   protowire.Number
+	}{
+		{&si.AllocationRequest{}, "allocations", requestAllocations},
+		{&si.AllocationResponse{}, "new", responseNew},
+		{&si.Allocation{}, "resourcePerAlloc", allocResources},
+		{&si.Resource{}, "resources", 1}, // appendResource's
+		{&si.Quantity{}, "value", 1},
+	} {
+		fd := c.m.ProtoReflect().Descriptor().Fields().ByName(c.field)
+		if fd == nil || fd.Number() != c.num {
+			t.Errorf("%T.%s: field %v, the codec uses %d", c.m, c.field, fd, c.num)
+		}
+	}
+}
+
+// full returns an allocation with every field set, each to a value that
+// differs from its zero, as the SI's descriptor lists them: a field the
+// SI gains is set too.
+func full(t *testing.T, i int) *si.Allocation {
+	t.Helper()
+	a := &si.Allocation{}
+	m := a.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	for j := range fields.Len() {
+		fd := fields.Get(j)
+		switch {
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				v := mp.NewValue()
+				q := v.Message()
+				q.Set(q.Descriptor().Fields().ByName("value"), protoreflect.ValueOfInt64(int64(i+1)))
+				mp.Set(protoreflect.ValueOfString("k").MapKey(), v)
+			} else {
+				mp.Set(protoreflect.ValueOfString(fmt.Sprint("tag", i)).MapKey(), protoreflect.ValueOfString("v"))
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			sub := m.Mutable(fd).Message()
+			sf := sub.Descriptor().Fields()
+			for k := range sf.Len() {
+				if sf.Get(k).Kind() == protoreflect.BoolKind {
+					sub.Set(sf.Get(k), protoreflect.ValueOfBool(true))
+				}
+			}
+			if fd.Name() == "resourcePerAlloc" {
+				sub.Mutable(sf.ByName("resources")).Map().Set(protoreflect.ValueOfString("vcore").MapKey(),
+					protoreflect.ValueOfMessage((&si.Quantity{Value: int64(i%3 + 1)}).ProtoReflect()))
+			}
+		case fd.Kind() == protoreflect.StringKind:
+			m.Set(fd, protoreflect.ValueOfString(fmt.Sprint(fd.Name(), i)))
+		case fd.Kind() == protoreflect.BoolKind:
+			m.Set(fd, protoreflect.ValueOfBool(true))
+		case fd.Kind() == protoreflect.Int32Kind:
+			m.Set(fd, protoreflect.ValueOfInt32(int32(i+1)))
+		case fd.Kind() == protoreflect.Int64Kind:
+			m.Set(fd, protoreflect.ValueOfInt64(int64(i+1)))
+		case fd.Kind() == protoreflect.EnumKind:
+			m.Set(fd, protoreflect.ValueOfEnum(1))
+		default:
+			t.Fatalf("Allocation.%s: a field of kind %v the test does not set", fd.Name(), fd.Kind())
+		}
+	}
+	for j := range fields.Len() {
+		if !m.Has(fields.Get(j)) {
+			t.Fatalf("Allocation.%s not set", fields.Get(j).Name())
+		}
+	}
+	return a
+}
+
+// appendResource encodes any resource message as proto.Marshal does, in
+// as many bytes, or leaves it to proto.Marshal.
+func TestAppendResource(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	values := []int64{0, 1, -1, 127, 128, 1 << 40, math.MaxInt64, math.MinInt64}
+	for i := range 2000 {
+		r := &si.Resource{}
+		if n := rnd.IntN(12); n > 0 || i%2 == 0 {
+			r.Resources = map[string]*si.Quantity{}
+			for range n {
+				name := []string{"", "vcore", "memory", "nvidia.com/gpu", strings.Repeat("x", 200), fmt.Sprint("r", rnd.IntN(20))}[rnd.IntN(6)]
+				r.Resources[name] = &si.Quantity{Value: values[rnd.IntN(len(values))]}
+			}
+		}
+		b, ok := appendResource([]byte("prefix"), r)
+		if !ok {
+			t.Fatalf("%v: not encoded", r)
+		}
+		back := &si.Resource{}
+		if string(b[:6]) != "prefix" || proto.Unmarshal(b[6:], back) != nil || !proto.Equal(back, r) || len(b)-6 != proto.Size(r) {
+			t.Fatalf("%v: encoded as %v in %d bytes, proto.Size %d", r, back, len(b)-6, proto.Size(r))
+		}
+		again, _ := appendResource(nil, r)
+		if string(again) != string(b[6:]) {
+			t.Fatalf("%v: encoded differently twice", r)
+		}
+	}
+	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1)
+	withUnknown := &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: 1}}}
+	withUnknown.ProtoReflect().SetUnknown(unknown)
+	quantityUnknown := &si.Quantity{Value: 2}
+	quantityUnknown.ProtoReflect().SetUnknown(unknown)
+	for _, r := range []*si.Resource{
+		withUnknown,
+		{Resources: map[string]*si.Quantity{"vcore": nil}},
+		{Resources: map[string]*si.Quantity{"vcore": quantityUnknown}},
+	} {
+		if _, ok := appendResource(nil, r); ok {
+			t.Fatalf("%v: encoded, not left to proto.Marshal", r)
+		}
+		var e resourceEncodings
+		b, err := e.of(r)
+		back := &si.Resource{}
+		if err != nil || proto.Unmarshal(b, back) != nil || !proto.Equal(back, r) {
+			t.Fatalf("%v: through proto.Marshal as %v (%v)", r, back, err)
+		}
+	}
+}
+
+// strip copies every field of an allocation but its resources: it fails
+// when the SI's Allocation gains a field strip leaves out.
+func TestStripCopiesEveryField(t *testing.T) {
+	a := full(t, 1)
+	var got si.Allocation
+	strip(&got, a)
+	want := proto.Clone(a).(*si.Allocation)
+	want.ResourcePerAlloc = nil
+	if !proto.Equal(&got, want) {
+		t.Fatalf("strip copied %v of %v", &got, want)
+	}
+}
+
+// Every field of every allocation, unknown fields included, goes through
+// both ways, in the size proto.Marshal gives; decoded allocations share
+// a resource message exactly when theirs were encoded alike.
+func TestListsRoundTrip(t *testing.T) {
+	unknown := protowire.AppendString(protowire.AppendTag(nil, 99, protowire.BytesType), "from a newer SI")
+	for _, n := range []int{2, 3, 40} {
+		var allocs []*si.Allocation
+		for i := range n {
+			a := full(t, i)
+			switch i % 4 {
+			case 1:
+				a.ResourcePerAlloc = nil // none
+			case 2:
+				a.ResourcePerAlloc = &si.Resource{} // present, empty
+			case 3:
+				a.ProtoReflect().SetUnknown(unknown)
+			}
+			allocs = append(allocs, a)
+		}
+		req := &si.AllocationRequest{RmID: "rm1", Allocations: allocs, Releases: &si.AllocationReleasesRequest{
+			AllocationsToRelease: []*si.AllocationRelease{{AllocationKey: "gone"}}}}
+		req.ProtoReflect().SetUnknown(unknown)
+		resp := &si.AllocationResponse{New: allocs, RejectedAllocations: []*si.RejectedAllocation{{AllocationKey: "no"}}}
+		for _, m := range []proto.Message{req, resp} {
+			b, err := Append(nil, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) != proto.Size(m) {
+				t.Fatalf("%T of %d: %d bytes, proto.Size %d", m, n, len(b), proto.Size(m))
+			}
+			plain := m.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(b, plain); err != nil || !proto.Equal(plain, m) {
+				t.Fatalf("%T of %d: proto.Unmarshal gives %v (%v)", m, n, plain, err)
+			}
+			wire, _ := proto.Marshal(m)
+			back := m.ProtoReflect().New().Interface()
+			if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, back); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(back, m) {
+				t.Fatalf("%T of %d: decoded %v", m, n, back)
+			}
+			got, _, _ := list(back)
+			for i, a := range got {
+				if (a.ResourcePerAlloc == nil) != (allocs[i].ResourcePerAlloc == nil) {
+					t.Fatalf("allocation %d: resources %v, sent %v", i, a.ResourcePerAlloc, allocs[i].ResourcePerAlloc)
+				}
+				for j, b := range got[:i] {
+					alike := a.ResourcePerAlloc != nil && b.ResourcePerAlloc != nil && proto.Equal(a.ResourcePerAlloc, b.ResourcePerAlloc)
+					if shared := a.ResourcePerAlloc != nil && a.ResourcePerAlloc == b.ResourcePerAlloc; shared != alike {
+						t.Fatalf("allocations %d and %d: resources alike %v, shared %v", j, i, alike, shared)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Allocations of any size: their lengths take one to three bytes.
+func TestLongAllocations(t *testing.T) {
+	for _, size := range []int{100, 127, 128, 200, 16383, 16384, 70000} {
+		a := &si.Allocation{AllocationKey: strings.Repeat("k", size), ResourcePerAlloc: &si.Resource{}}
+		m := &si.AllocationResponse{New: []*si.Allocation{a, {AllocationKey: "short", ResourcePerAlloc: a.ResourcePerAlloc}}}
+		wire, _ := proto.Marshal(m)
+		back := &si.AllocationResponse{}
+		if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, back); err != nil || !proto.Equal(back, m) {
+			t.Fatalf("key of %d bytes: %v", size, err)
+		}
+	}
+}
+
+// An allocation whose resources come in two parts has them merged, as
+// protobuf does; malformed input fails as proto.Unmarshal fails.
+func TestDecodeAsProto(t *testing.T) {
+	part := func(name string) []byte {
+		b, _ := proto.Marshal(&si.Resource{Resources: map[string]*si.Quantity{name: {Value: 1}}})
+		return b
+	}
+	var alloc []byte
+	alloc = protowire.AppendString(protowire.AppendTag(alloc, 1, protowire.BytesType), "a1")
+	alloc = protowire.AppendBytes(protowire.AppendTag(alloc, allocResources, protowire.BytesType), part("vcore"))
+	alloc = protowire.AppendBytes(protowire.AppendTag(alloc, allocResources, protowire.BytesType), part("memory"))
+	wire := protowire.AppendBytes(protowire.AppendTag(nil, responseNew, protowire.BytesType), alloc)
+	for _, data := range [][]byte{wire, wire[:len(wire)-3], {0xff}, append(append([]byte{}, wire...), 0x0a, 0x05, 0x2a)} {
+		want, got := &si.AllocationResponse{}, &si.AllocationResponse{}
+		werr := proto.Unmarshal(data, want)
+		gerr := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, got)
+		if (werr == nil) != (gerr == nil) || werr == nil && !proto.Equal(got, want) {
+			t.Fatalf("% x: codec %v (%v), proto %v (%v)", data, got, gerr, want, werr)
+		}
+	}
+	merged := &si.AllocationResponse{}
+	if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, merged); err != nil || len(merged.New[0].ResourcePerAlloc.Resources) != 2 {
+		t.Fatalf("resources in two parts: %v (%v)", merged, err)
+	}
+}
+
+// FuzzDecode checks that the codec decodes any input as proto.Unmarshal
+// does: the same message, or an error for both.
+func FuzzDecode(f *testing.F) {
+	for i, m := range []proto.Message{response(3), &si.AllocationRequest{RmID: "rm", Allocations: response(5).New}} {
+		b, _ := proto.Marshal(m)
+		f.Add(b, i == 1)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, request bool) {
+		var want, got proto.Message = &si.AllocationResponse{}, &si.AllocationResponse{}
+		if request {
+			want, got = &si.AllocationRequest{}, &si.AllocationRequest{}
+		}
+		werr := proto.Unmarshal(data, want)
+		gerr := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(data)}, got)
+		if (werr == nil) != (gerr == nil) || werr == nil && !proto.Equal(got, want) {
+			t.Fatalf("% x: codec %v (%v), proto %v (%v)", data, got, gerr, want, werr)
+		}
+	})
+}

@@ -2,8 +2,8 @@ package protocodec
 
 import (
 	"encoding/binary"
-	"slices"
 
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -165,35 +165,39 @@ func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
 	if len(r.ProtoReflect().GetUnknown()) > 0 {
 		return b, false
 	}
+	type entry struct {
+		name string
+		v    int64
+	}
 	var (
-		small [8]string
-		names = small[:0]
+		small   [8]entry
+		entries = small[:0]
 	)
 	for name, q := range r.Resources {
 		if q == nil || len(q.ProtoReflect().GetUnknown()) > 0 {
 			return b, false
 		}
-		names = append(names, name)
+		// in the order of the names (an insertion: a resource has a few)
+		entries = append(entries, entry{name, q.Value})
+		for i := len(entries) - 1; i > 0 && entries[i].name < entries[i-1].name; i-- {
+			entries[i], entries[i-1] = entries[i-1], entries[i]
+		}
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		v := r.Resources[name].Value
+	for _, e := range entries {
 		// the entry: the name (field 1) and the quantity (field 2), whose
 		// value (field 1) proto3 leaves out when it is 0
 		q := 0
-		if v != 0 {
-			q = protowire.SizeTag(1) + protowire.SizeVarint(uint64(v))
+		if e.v != 0 {
+			q = protowire.SizeTag(1) + protowire.SizeVarint(uint64(e.v))
 		}
-		entry := protowire.SizeTag(1) + protowire.SizeBytes(len(name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(entry))
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, name)
-		b = protowire.AppendTag(b, 2, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(q))
-		if v != 0 {
-			b = protowire.AppendTag(b, 1, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(v))
+		size := protowire.SizeTag(1) + protowire.SizeBytes(len(e.name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
+		// the tags are one byte each; most lengths too (protowire's
+		// AppendVarint is not inlined)
+		b = appendVarint(append(b, tag1Bytes), uint64(size))
+		b = append(appendVarint(append(b, tag1Bytes), uint64(len(e.name))), e.name...)
+		b = appendVarint(append(b, tag2Bytes), uint64(q))
+		if e.v != 0 {
+			b = protowire.AppendVarint(append(b, tag1Varint), uint64(e.v))
 		}
 	}
 	return b, true
@@ -205,8 +209,13 @@ func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
 // merges); the caller then decodes b with proto.Unmarshal, which says
 // what is wrong with it.
 func decode(b []byte, m proto.Message, num protowire.Number) bool {
+	// rest, the message without the allocations' resources, is at most
+	// as long as b: a buffer of grpc-go's pool, as grpc-go decodes into
+	pool := mem.DefaultBufferPool()
+	buf := pool.Get(len(b))
+	defer pool.Put(buf)
 	var (
-		rest  = make([]byte, 0, len(b))
+		rest  = (*buf)[:0]
 		res   [][]byte // the allocations' resource encodings, nil for none
 		found bool
 	)
@@ -294,6 +303,21 @@ func setLength(b []byte, lenAt int) []byte {
 	copy(b[lenAt+len(l):], b[lenAt+1:len(b)-(len(l)-1)])
 	copy(b[lenAt:], l)
 	return b
+}
+
+// The one-byte tags of appendResource: fields 1 and 2, of their types.
+const (
+	tag1Bytes  = 1<<3 | byte(protowire.BytesType)
+	tag2Bytes  = 2<<3 | byte(protowire.BytesType)
+	tag1Varint = 1<<3 | byte(protowire.VarintType)
+)
+
+// appendVarint is protowire.AppendVarint, with a one-byte value inlined.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
 }
 
 // resourceTable holds the resource messages decoded from one list, by

@@ -44,6 +44,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	overGRPC := fs.Bool("grpc", false, "run the RM over gRPC on loopback (Paddock's client package against its gRPC server, both in this process) instead of in process: the same asks, their encoding and decoding included")
 	observed := fs.Bool("observed", false, "run paddock serve beside the scheduler, without listeners: its metrics hooks, its event history (filled to its capacity first, as in a server that has run a while), the engine's loggers (discarded), its health checker and history sampler: what operating it costs the hot path")
 	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
+	nTags := fs.Int("tags", 0, "give every ask this many allocation tags (at most 8), as the Kubernetes shim tags pods: namespace, pod name, creation time, labels")
 	describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
 			"nodes and pending asks, each scheduled to completion, printing allocations per second, the latency\n"+
@@ -66,7 +67,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for i := range scs {
-		scs[i].SeeAllocations, scs[i].GRPC = *see, *overGRPC
+		scs[i].SeeAllocations, scs[i].GRPC, scs[i].Tags = *see, *overGRPC, *nTags
 	}
 	if len(scs) == 0 {
 		fmt.Fprintln(stderr, "paddock bench: no scenario matches")

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/common"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/client"
 	"github.com/paddock-sched/paddock/internal/clock"
@@ -52,6 +53,32 @@ type Scenario struct {
 	// package grpcserver, in this process) instead of in process: the
 	// same asks, the RM's encoding and the server's decoding included.
 	GRPC bool
+	// Tags gives every ask that many allocation tags (up to len(tagNames)),
+	// as the Kubernetes shim tags its pods' asks: namespace, pod name,
+	// creation time and labels. They come back with each allocation.
+	Tags int
+}
+
+// tagNames are the tags a scenario's asks carry, in this order; the
+// values of the pod name and the creation time differ per ask, the
+// others per application or not at all.
+var tagNames = [...]string{
+	"kubernetes.io/meta/namespace", "kubernetes.io/meta/podName", common.CreationTime,
+	"kubernetes.io/label/app", "kubernetes.io/label/team", "kubernetes.io/label/tier",
+	"kubernetes.io/label/version", "kubernetes.io/meta/podUid",
+}
+
+// tags returns the first n tags of ask j of application app.
+func tags(n, j int, app string) map[string]string {
+	if n <= 0 {
+		return nil
+	}
+	all := [len(tagNames)]string{"default", fmt.Sprintf("pod-%07d", j), "1764201600", app, "batch", "backend", "v1", fmt.Sprintf("uid-%012d", j)}
+	t := make(map[string]string, n)
+	for i := range min(n, len(tagNames)) {
+		t[tagNames[i]] = all[i]
+	}
+	return t
 }
 
 // Scale is the scale scenario of issue 17: a 50,000-node partition and
@@ -70,6 +97,9 @@ func (s Scenario) Name() string {
 	}
 	if s.GRPC {
 		name += "/grpc"
+	}
+	if s.Tags > 0 {
+		name += fmt.Sprintf("/tags=%d", min(s.Tags, len(tagNames)))
 	}
 	return name
 }
@@ -327,7 +357,8 @@ func RunWith(sc Scenario, setup func(*rmproxy.Service) (stop func(), err error))
 			if !sc.Shared {
 				r = res(shapes[k][0], shapes[k][1])
 			}
-			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("ask-%07d", j), ApplicationID: fmt.Sprintf("app-%05d", j%sc.Apps), ResourcePerAlloc: r})
+			app := fmt.Sprintf("app-%05d", j%sc.Apps)
+			asks = append(asks, &si.Allocation{AllocationKey: fmt.Sprintf("ask-%07d", j), ApplicationID: app, ResourcePerAlloc: r, AllocationTags: tags(sc.Tags, j, app)})
 		}
 		reqs = append(reqs, &si.AllocationRequest{RmID: "bench", Allocations: asks})
 	}

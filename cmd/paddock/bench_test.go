@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,24 +56,25 @@ func TestBenchProfiles(t *testing.T) {
 }
 
 // TestBenchPaths runs the quick scenarios with serve's observers, with
-// the RM over gRPC and with an RM whose node checks see its allocations
-// (one delivery per allocation, handed over as each is placed): every ask
-// is allocated on each path, and the gRPC and see-allocations scenarios
-// say so in their names.
+// the RM over gRPC (with and without tags) and with an RM whose node
+// checks see its allocations (one delivery per allocation, handed over as
+// each is placed): every ask is allocated on each path, and the gRPC,
+// tagged and see-allocations scenarios say so in their names.
 func TestBenchPaths(t *testing.T) {
-	for _, flag := range []string{"-observed", "-grpc", "-see-allocations"} {
+	for _, flags := range [][]string{{"-observed"}, {"-grpc"}, {"-see-allocations"}, {"-grpc", "-tags", "6"}} {
 		var out, errb bytes.Buffer
-		if code := run([]string{"bench", "-quick", flag}, &out, &errb); code != 0 {
-			t.Fatalf("%s: exit %d: %s", flag, code, errb.String())
+		has := func(f string) bool { return slices.Contains(flags, f) }
+		if code := run(append([]string{"bench", "-quick"}, flags...), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", flags, code, errb.String())
 		}
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if len(lines) != 2 {
-			t.Fatalf("%s: output:\n%s", flag, out.String())
+			t.Fatalf("%s: output:\n%s", flags, out.String())
 		}
 		for _, l := range lines {
-			if !strings.Contains(l, "2000 allocs") || strings.Contains(l, "/grpc") != (flag == "-grpc") ||
-				strings.Contains(l, "/see-allocations") != (flag == "-see-allocations") {
-				t.Errorf("%s: %s", flag, l)
+			if !strings.Contains(l, "2000 allocs") || strings.Contains(l, "/grpc") != has("-grpc") ||
+				strings.Contains(l, "/see-allocations") != has("-see-allocations") || strings.Contains(l, "/tags=6") != has("-tags") {
+				t.Errorf("%s: %s", flags, l)
 			}
 		}
 	}

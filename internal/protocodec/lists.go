@@ -2,6 +2,7 @@ package protocodec
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -80,20 +81,26 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 	}
 	var (
 		enc   resourceEncodings
-		bare  si.Allocation // an allocation without its resources
+		bare  si.Allocation // an allocation without its resources and tags
 		body  []byte
+		tags  []byte
 		clean = true // bare has no unknown fields
 	)
-	for _, a := range allocs {
+	for i, a := range allocs {
 		strip(&bare, a)
 		if u := a.ProtoReflect().GetUnknown(); len(u) > 0 || !clean {
 			bare.ProtoReflect().SetUnknown(u)
 			clean = len(u) == 0
 		}
+		var byHand bool
+		if tags, byHand = appendTags(tags[:0], a.AllocationTags); !byHand {
+			bare.AllocationTags = a.AllocationTags
+			tags = tags[:0]
+		}
 		if body, err = (proto.MarshalOptions{}).MarshalAppend(body[:0], &bare); err != nil {
 			return b, err
 		}
-		size := len(body)
+		size := len(body) + len(tags)
 		var r []byte
 		if a.ResourcePerAlloc != nil {
 			if r, err = enc.of(a.ResourcePerAlloc); err != nil {
@@ -101,9 +108,14 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 			}
 			size += protowire.SizeTag(allocResources) + protowire.SizeBytes(len(r))
 		}
+		if i == 1 {
+			// the first allocation's size for each of the others: one
+			// growth of b in the usual list, of allocations alike
+			b = slices.Grow(b, (len(allocs)-1)*(size+8))
+		}
 		b = protowire.AppendTag(b, num, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(size))
-		b = append(b, body...)
+		b = append(append(b, body...), tags...)
 		if a.ResourcePerAlloc != nil {
 			b = protowire.AppendTag(b, allocResources, protowire.BytesType)
 			b = protowire.AppendBytes(b, r)
@@ -112,12 +124,12 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 	return b, nil
 }
 
-// strip sets dst to the fields of a but its resources (and its unknown
-// fields, which the caller copies). TestStripCopiesEveryField fails when
-// the SI's Allocation gains a field this does not copy.
+// strip sets dst to the fields of a but its resources and tags (and its
+// unknown fields, which the caller copies). TestStripCopiesEveryField
+// fails when the SI's Allocation gains a field this does not copy.
 func strip(dst, a *si.Allocation) {
 	dst.AllocationKey = a.AllocationKey
-	dst.AllocationTags = a.AllocationTags
+	dst.AllocationTags = nil
 	dst.Priority = a.Priority
 	dst.NodeID = a.NodeID
 	dst.ApplicationID = a.ApplicationID
@@ -128,88 +140,16 @@ func strip(dst, a *si.Allocation) {
 	dst.PreemptionPolicy = a.PreemptionPolicy
 }
 
-// resourceEncodings encodes the resource messages of one list: each
-// one anew (appendResource: a few tens of nanoseconds), but for a message
-// that follows itself (allocations sharing their resources by pointer,
-// as Paddock's do). The encoding returned is good until the next call.
-type resourceEncodings struct {
-	last    *si.Resource
-	scratch []byte
-}
-
-func (e *resourceEncodings) of(r *si.Resource) ([]byte, error) {
-	if r == e.last {
-		return e.scratch, nil
-	}
-	e.last = nil
-	b, ok := appendResource(e.scratch[:0], r)
-	if !ok {
-		var err error
-		if b, err = (proto.MarshalOptions{}).MarshalAppend(e.scratch[:0], r); err != nil {
-			return nil, err
-		}
-	}
-	e.last, e.scratch = r, b
-	return b, nil
-}
-
-// appendResource appends the encoding of r to b, its map's entries in
-// the order of their names, and reports whether it did: not when r or a
-// quantity has unknown fields or a quantity is nil, which proto.Marshal
-// then encodes. Every allocation of a list may have its own resource
-// message with the same contents (the RM builds one per ask), and
-// protobuf-go's encoding of a map costs about 1.5 µs for two entries
-// where this takes a few tens of nanoseconds; the tests hold it to
-// proto.Marshal.
-func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
-	if len(r.ProtoReflect().GetUnknown()) > 0 {
-		return b, false
-	}
-	type entry struct {
-		name string
-		v    int64
-	}
-	var (
-		small   [8]entry
-		entries = small[:0]
-	)
-	for name, q := range r.Resources {
-		if q == nil || len(q.ProtoReflect().GetUnknown()) > 0 {
-			return b, false
-		}
-		// in the order of the names (an insertion: a resource has a few)
-		entries = append(entries, entry{name, q.Value})
-		for i := len(entries) - 1; i > 0 && entries[i].name < entries[i-1].name; i-- {
-			entries[i], entries[i-1] = entries[i-1], entries[i]
-		}
-	}
-	for _, e := range entries {
-		// the entry: the name (field 1) and the quantity (field 2), whose
-		// value (field 1) proto3 leaves out when it is 0
-		q := 0
-		if e.v != 0 {
-			q = protowire.SizeTag(1) + protowire.SizeVarint(uint64(e.v))
-		}
-		size := protowire.SizeTag(1) + protowire.SizeBytes(len(e.name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
-		// the tags are one byte each; most lengths too (protowire's
-		// AppendVarint is not inlined)
-		b = appendVarint(append(b, tag1Bytes), uint64(size))
-		b = append(appendVarint(append(b, tag1Bytes), uint64(len(e.name))), e.name...)
-		b = appendVarint(append(b, tag2Bytes), uint64(q))
-		if e.v != 0 {
-			b = protowire.AppendVarint(append(b, tag1Varint), uint64(e.v))
-		}
-	}
-	return b, true
-}
-
-// decode decodes b into m, whose allocation list has field number num.
-// It reports false when b is not as it expects (malformed, or an
-// allocation whose resources come in several parts, which protobuf
-// merges); the caller then decodes b with proto.Unmarshal, which says
-// what is wrong with it.
+// decode decodes b into m, whose allocation list has field number num:
+// the allocations' resources and tags taken out, the rest by protobuf-go,
+// then each distinct resource encoding once (resourceTable) and the tags
+// by hand (tagDecoder). It reports false when b is not as it expects
+// (malformed, an allocation whose resources come in several parts, which
+// protobuf merges, tags that are not plain UTF-8 keys and values); the
+// caller then decodes b with proto.Unmarshal, which says what is wrong
+// with it.
 func decode(b []byte, m proto.Message, num protowire.Number) bool {
-	// rest, the message without the allocations' resources, is at most
+	// rest, the message without the allocations' resources and tags, is at most
 	// as long as b: a buffer of grpc-go's pool, as grpc-go decodes into
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(len(b))
@@ -218,6 +158,10 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 		rest  = (*buf)[:0]
 		res   [][]byte // the allocations' resource encodings, nil for none
 		found bool
+		// the allocations' tag entries: allocation i's are
+		// entries[tagsAt[i]:tagsAt[i+1]]
+		entries [][]byte
+		tagsAt  = []int{0}
 	)
 	for len(b) > 0 {
 		n, typ, k := protowire.ConsumeTag(b)
@@ -250,7 +194,8 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 			if fl < 0 {
 				return false
 			}
-			if fn == allocResources {
+			switch {
+			case fn == allocResources:
 				if ft != protowire.BytesType || found {
 					return false
 				}
@@ -259,13 +204,17 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 					r = []byte{}
 				}
 				found = true
-			} else {
+			case fn == allocTags && ft == protowire.BytesType:
+				e, _ := protowire.ConsumeBytes(v[fk:])
+				entries = append(entries, e)
+			default:
 				rest = append(rest, v[:fk+fl]...)
 			}
 			v = v[fk+fl:]
 		}
 		rest = setLength(rest, lenAt)
 		res = append(res, r)
+		tagsAt = append(tagsAt, len(entries))
 	}
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return false
@@ -274,8 +223,18 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 	if len(allocs) != len(res) {
 		return false
 	}
-	var table resourceTable
+	var (
+		table resourceTable
+		td    tagDecoder
+	)
 	for i, r := range res {
+		if e := entries[tagsAt[i]:tagsAt[i+1]]; len(e) > 0 {
+			t, ok := td.tags(e)
+			if !ok {
+				return false
+			}
+			allocs[i].AllocationTags = t
+		}
 		if r == nil {
 			continue
 		}
@@ -303,46 +262,4 @@ func setLength(b []byte, lenAt int) []byte {
 	copy(b[lenAt+len(l):], b[lenAt+1:len(b)-(len(l)-1)])
 	copy(b[lenAt:], l)
 	return b
-}
-
-// The one-byte tags of appendResource: fields 1 and 2, of their types.
-const (
-	tag1Bytes  = 1<<3 | byte(protowire.BytesType)
-	tag2Bytes  = 2<<3 | byte(protowire.BytesType)
-	tag1Varint = 1<<3 | byte(protowire.VarintType)
-)
-
-// appendVarint is protowire.AppendVarint, with a one-byte value inlined.
-func appendVarint(b []byte, v uint64) []byte {
-	if v < 0x80 {
-		return append(b, byte(v))
-	}
-	return protowire.AppendVarint(b, v)
-}
-
-// resourceTable holds the resource messages decoded from one list, by
-// encoding.
-type resourceTable struct {
-	last  []byte
-	lastR *si.Resource
-	seen  map[string]*si.Resource
-}
-
-func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
-	if t.lastR != nil && string(b) == string(t.last) {
-		return t.lastR, true
-	}
-	r, ok := t.seen[string(b)]
-	if !ok {
-		r = &si.Resource{}
-		if err := proto.Unmarshal(b, r); err != nil {
-			return nil, false
-		}
-		if t.seen == nil {
-			t.seen = map[string]*si.Resource{}
-		}
-		t.seen[string(b)] = r
-	}
-	t.last, t.lastR = b, r
-	return r, true
 }

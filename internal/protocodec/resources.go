@@ -1,0 +1,125 @@
+package protocodec
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+)
+
+// resourceEncodings encodes the resource messages of one list: each
+// one anew (appendResource: a few tens of nanoseconds), but for a message
+// that follows itself (allocations sharing their resources by pointer,
+// as Paddock's do). The encoding returned is good until the next call.
+type resourceEncodings struct {
+	last    *si.Resource
+	scratch []byte
+}
+
+func (e *resourceEncodings) of(r *si.Resource) ([]byte, error) {
+	if r == e.last {
+		return e.scratch, nil
+	}
+	e.last = nil
+	b, ok := appendResource(e.scratch[:0], r)
+	if !ok {
+		var err error
+		if b, err = (proto.MarshalOptions{}).MarshalAppend(e.scratch[:0], r); err != nil {
+			return nil, err
+		}
+	}
+	e.last, e.scratch = r, b
+	return b, nil
+}
+
+// appendResource appends the encoding of r to b, its map's entries in
+// the order of their names, and reports whether it did: not when r or a
+// quantity has unknown fields or a quantity is nil, which proto.Marshal
+// then encodes. Every allocation of a list may have its own resource
+// message with the same contents (the RM builds one per ask), and
+// protobuf-go's encoding of a map costs about 1.5 µs for two entries
+// where this takes a few tens of nanoseconds; the tests hold it to
+// proto.Marshal.
+func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
+	if len(r.ProtoReflect().GetUnknown()) > 0 {
+		return b, false
+	}
+	type entry struct {
+		name string
+		v    int64
+	}
+	var (
+		small   [8]entry
+		entries = small[:0]
+	)
+	for name, q := range r.Resources {
+		if q == nil || len(q.ProtoReflect().GetUnknown()) > 0 {
+			return b, false
+		}
+		// in the order of the names (an insertion: a resource has a few)
+		entries = append(entries, entry{name, q.Value})
+		for i := len(entries) - 1; i > 0 && entries[i].name < entries[i-1].name; i-- {
+			entries[i], entries[i-1] = entries[i-1], entries[i]
+		}
+	}
+	for _, e := range entries {
+		// the entry: the name (field 1) and the quantity (field 2), whose
+		// value (field 1) proto3 leaves out when it is 0
+		q := 0
+		if e.v != 0 {
+			q = protowire.SizeTag(1) + protowire.SizeVarint(uint64(e.v))
+		}
+		size := protowire.SizeTag(1) + protowire.SizeBytes(len(e.name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
+		// the tags are one byte each; most lengths too (protowire's
+		// AppendVarint is not inlined)
+		b = appendVarint(append(b, tag1Bytes), uint64(size))
+		b = append(appendVarint(append(b, tag1Bytes), uint64(len(e.name))), e.name...)
+		b = appendVarint(append(b, tag2Bytes), uint64(q))
+		if e.v != 0 {
+			b = protowire.AppendVarint(append(b, tag1Varint), uint64(e.v))
+		}
+	}
+	return b, true
+}
+
+// The one-byte tags of appendResource: fields 1 and 2, of their types.
+const (
+	tag1Bytes  = 1<<3 | byte(protowire.BytesType)
+	tag2Bytes  = 2<<3 | byte(protowire.BytesType)
+	tag1Varint = 1<<3 | byte(protowire.VarintType)
+)
+
+// appendVarint is protowire.AppendVarint, with a one-byte value inlined.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
+// resourceTable holds the resource messages decoded from one list, by
+// encoding.
+type resourceTable struct {
+	last  []byte
+	lastR *si.Resource
+	seen  map[string]*si.Resource
+}
+
+func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
+	if t.lastR != nil && string(b) == string(t.last) {
+		return t.lastR, true
+	}
+	r, ok := t.seen[string(b)]
+	if !ok {
+		r = &si.Resource{}
+		if err := proto.Unmarshal(b, r); err != nil {
+			return nil, false
+		}
+		if t.seen == nil {
+			t.seen = map[string]*si.Resource{}
+		}
+		t.seen[string(b)] = r
+	}
+	t.last, t.lastR = b, r
+	return r, true
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -149,11 +148,10 @@ func strip(dst, a *si.Allocation) {
 // caller then decodes b with proto.Unmarshal, which says what is wrong
 // with it.
 func decode(b []byte, m proto.Message, num protowire.Number) bool {
-	// rest, the message without the allocations' resources and tags, is at most
-	// as long as b: a buffer of grpc-go's pool, as grpc-go decodes into
-	pool := mem.DefaultBufferPool()
-	buf := pool.Get(len(b))
-	defer pool.Put(buf)
+	// rest, the message without the allocations' resources and tags, is
+	// at most as long as b
+	buf := getScratch(len(b))
+	defer putScratch(buf)
 	var (
 		rest  = (*buf)[:0]
 		res   [][]byte // the allocations' resource encodings, nil for none

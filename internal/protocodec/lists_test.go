@@ -374,3 +374,29 @@ func BenchmarkTags(b *testing.B) {
 		})
 	}
 }
+
+// A decoded message keeps nothing of the codec's scratch buffers: one
+// decoded from several buffers (a message over several frames) is intact
+// after others have reused them.
+func TestDecodedOwnsItsBytes(t *testing.T) {
+	first := response(50)
+	wire, _ := proto.Marshal(first)
+	var parts mem.BufferSlice
+	for b := wire; len(b) > 0; b = b[min(len(b), 100):] {
+		parts = append(parts, mem.SliceBuffer(b[:min(len(b), 100)]))
+	}
+	got := &si.AllocationResponse{}
+	if err := (Codec{}).Unmarshal(parts, got); err != nil || !proto.Equal(got, first) {
+		t.Fatalf("decoded from %d buffers: %v", len(parts), err)
+	}
+	for i := range 20 {
+		other, _ := proto.Marshal(&si.AllocationResponse{New: []*si.Allocation{{AllocationKey: strings.Repeat(fmt.Sprint(i), 3000),
+			AllocationTags: map[string]string{"k": strings.Repeat("v", 2000)}, ResourcePerAlloc: &si.Resource{}}, {AllocationKey: "x"}}})
+		if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(other[:len(other)/2]), mem.SliceBuffer(other[len(other)/2:])}, &si.AllocationResponse{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !proto.Equal(got, first) {
+		t.Fatal("a decoded message changed when the codec's buffers were reused")
+	}
+}

@@ -68,10 +68,17 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return encoding.GetCodecV2(Name).Unmarshal(data, v)
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	if decode(buf.ReadOnlyData(), m, num) {
+	var b []byte
+	if len(data) == 1 {
+		b = data[0].ReadOnlyData()
+	} else {
+		buf := getScratch(data.Len())
+		defer putScratch(buf)
+		data.CopyTo(*buf)
+		b = *buf
+	}
+	if decode(b, m, num) {
 		return nil
 	}
-	return proto.Unmarshal(buf.ReadOnlyData(), m)
+	return proto.Unmarshal(b, m)
 }

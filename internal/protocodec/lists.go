@@ -153,64 +153,28 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 	buf := getScratch(len(b))
 	defer putScratch(buf)
 	var (
-		rest  = (*buf)[:0]
-		res   [][]byte // the allocations' resource encodings, nil for none
-		found bool
+		rest = (*buf)[:0]
+		res  [][]byte // the allocations' resource encodings, nil for none
 		// the allocations' tag entries: allocation i's are
 		// entries[tagsAt[i]:tagsAt[i+1]]
 		entries [][]byte
 		tagsAt  = []int{0}
 	)
 	for len(b) > 0 {
-		n, typ, k := protowire.ConsumeTag(b)
-		if k < 0 {
-			return false
-		}
-		l := protowire.ConsumeFieldValue(n, typ, b[k:])
-		if l < 0 {
+		n, typ, k, l, ok := field(b)
+		if !ok {
 			return false
 		}
 		if n != num || typ != protowire.BytesType {
-			rest = append(rest, b[:k+l]...)
-			b = b[k+l:]
+			rest = append(rest, b[:l]...)
+			b = b[l:]
 			continue
 		}
-		v, _ := protowire.ConsumeBytes(b[k:])
-		b = b[k+l:]
-		// the allocation without its resources, which are set after
-		rest = protowire.AppendTag(rest, num, protowire.BytesType)
-		rest = protowire.AppendVarint(rest, 0) // its length, once known
-		lenAt := len(rest) - 1
 		var r []byte
-		found = false
-		for len(v) > 0 {
-			fn, ft, fk := protowire.ConsumeTag(v)
-			if fk < 0 {
-				return false
-			}
-			fl := protowire.ConsumeFieldValue(fn, ft, v[fk:])
-			if fl < 0 {
-				return false
-			}
-			switch {
-			case fn == allocResources:
-				if ft != protowire.BytesType || found {
-					return false
-				}
-				r, _ = protowire.ConsumeBytes(v[fk:])
-				if r == nil {
-					r = []byte{}
-				}
-				found = true
-			case fn == allocTags && ft == protowire.BytesType:
-				e, _ := protowire.ConsumeBytes(v[fk:])
-				entries = append(entries, e)
-			default:
-				rest = append(rest, v[:fk+fl]...)
-			}
-			v = v[fk+fl:]
+		if rest, r, entries, ok = takeMaps(rest, num, b[k:l], entries); !ok {
+			return false
 		}
-		rest = setLength(rest, lenAt)
+		b = b[l:]
 		res = append(res, r)
 		tagsAt = append(tagsAt, len(entries))
 	}
@@ -243,6 +207,58 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 		allocs[i].ResourcePerAlloc = x
 	}
 	return true
+}
+
+// field splits off the first field of b: its number and wire type, where
+// its value starts (after the tag) and where the field ends; false when
+// b does not begin with a well-formed field.
+func field(b []byte) (n protowire.Number, typ protowire.Type, start, end int, ok bool) {
+	n, typ, k := protowire.ConsumeTag(b)
+	if k < 0 {
+		return 0, 0, 0, 0, false
+	}
+	l := protowire.ConsumeFieldValue(n, typ, b[k:])
+	if l < 0 {
+		return 0, 0, 0, 0, false
+	}
+	return n, typ, k, k + l, true
+}
+
+// takeMaps appends to rest the allocation encoded in the length-prefixed
+// value lv, as a field num without its resources and tags, and returns
+// the resources' encoding (nil when absent, empty when empty) and the
+// tag entries appended to entries; false when the allocation is not as
+// decode expects.
+func takeMaps(rest []byte, num protowire.Number, lv []byte, entries [][]byte) ([]byte, []byte, [][]byte, bool) {
+	v, _ := protowire.ConsumeBytes(lv)
+	rest = protowire.AppendTag(rest, num, protowire.BytesType)
+	rest = append(rest, 0) // the length, once known
+	lenAt := len(rest) - 1
+	var r []byte
+	found := false
+	for len(v) > 0 {
+		n, typ, k, l, ok := field(v)
+		if !ok {
+			return rest, nil, entries, false
+		}
+		switch {
+		case n == allocResources:
+			if typ != protowire.BytesType || found {
+				return rest, nil, entries, false
+			}
+			if r, _ = protowire.ConsumeBytes(v[k:]); r == nil {
+				r = []byte{}
+			}
+			found = true
+		case n == allocTags && typ == protowire.BytesType:
+			e, _ := protowire.ConsumeBytes(v[k:])
+			entries = append(entries, e)
+		default:
+			rest = append(rest, v[:l]...)
+		}
+		v = v[l:]
+	}
+	return setLength(rest, lenAt), r, entries, true
 }
 
 // setLength writes the length of the field value that follows the

@@ -128,8 +128,8 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	}
 	dopts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
-		// the SI's protocol buffers, with the resources of allocation
-		// lists encoded and decoded once per distinct message (protocodec)
+		// the SI's protocol buffers, with the resources and tags of
+		// allocation lists encoded and decoded by hand (protocodec)
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(opts.MaxMsgSize), grpc.MaxCallSendMsgSize(opts.MaxMsgSize),
 			grpc.ForceCodecV2(protocodec.Codec{})),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: opts.KeepaliveTime, Timeout: 10 * time.Second, PermitWithoutStream: true}),

@@ -1,11 +1,13 @@
 // Package protocodec is the gRPC codec of Paddock's server and client:
-// the protocol buffers wire format, as grpc-go's own codec, with two
-// savings on the SI's allocation lists, where nearly all of the cost of
-// the gRPC path lay (lists.go). It encodes and decodes the resources of
-// an AllocationRequest's asks and an AllocationResponse's allocations
-// once per distinct resource message, and it sends messages the server
-// encoded already (Encoded: to split a response at the size limit, the
-// server must know its size, and encoding it tells).
+// the protocol buffers wire format, as grpc-go's own codec, with savings
+// on the SI's allocation lists (an AllocationRequest's asks and an
+// AllocationResponse's allocations), where nearly all of the cost of the
+// gRPC path lay. It encodes and decodes the two maps of each allocation,
+// its resources and its tags, itself, and decodes each distinct resource
+// encoding of a message once (lists.go, resources.go, tags.go); it
+// decodes into scratch buffers of its own (scratch.go); and it sends
+// messages the server encoded already (Encoded: to split a response at
+// the size limit, the server must know its size, and encoding it tells).
 package protocodec
 
 import (
@@ -28,9 +30,9 @@ type Encoded struct {
 }
 
 // Codec marshals an Encoded as its bytes, the SI's allocation lists with
-// their resources encoded once per distinct message, and everything else
-// with grpc-go's own codec; it decodes the allocation lists with their
-// resources interned, everything else with grpc-go's codec.
+// Append, and everything else with grpc-go's own codec; it decodes the
+// allocation lists with their resources interned and their tags by hand,
+// everything else with grpc-go's codec.
 type Codec struct{}
 
 var _ encoding.CodecV2 = Codec{}

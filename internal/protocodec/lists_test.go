@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -398,5 +399,52 @@ func TestDecodedOwnsItsBytes(t *testing.T) {
 	}
 	if !proto.Equal(got, first) {
 		t.Fatal("a decoded message changed when the codec's buffers were reused")
+	}
+}
+
+// Resources whose map entries come in different orders, as protobuf-go
+// writes them, are decoded once: the allocations share one message.
+// Entries of one name in different orders mean different resources (the
+// last one counts) and are not shared.
+func TestResourceEntriesInAnyOrder(t *testing.T) {
+	entry := func(name string, v int64) []byte {
+		q := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), uint64(v))
+		e := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), name)
+		e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), q)
+		return protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), e)
+	}
+	cat := func(parts ...[]byte) []byte { return slices.Concat(parts...) }
+	vcore, memory, gpu := entry("vcore", 1000), entry("memory", 1<<30), entry("nvidia.com/gpu", 1)
+	encodings := [][]byte{
+		cat(vcore, memory, gpu), cat(gpu, vcore, memory), cat(memory, gpu, vcore), cat(memory, vcore, gpu),
+		cat(entry("vcore", 1), entry("vcore", 2)), cat(entry("vcore", 2), entry("vcore", 1)), // last wins: 2, then 1
+	}
+	var wire []byte
+	for i := range 3 {
+		for j, r := range encodings {
+			a := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), fmt.Sprint("a", i, j))
+			a = protowire.AppendBytes(protowire.AppendTag(a, allocResources, protowire.BytesType), r)
+			wire = protowire.AppendBytes(protowire.AppendTag(wire, responseNew, protowire.BytesType), a)
+		}
+	}
+	want := &si.AllocationResponse{}
+	if err := proto.Unmarshal(wire, want); err != nil {
+		t.Fatal(err)
+	}
+	got := &si.AllocationResponse{}
+	if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, got); err != nil || !proto.Equal(got, want) {
+		t.Fatalf("decoded %v (%v), proto %v", got, err, want)
+	}
+	first := got.New[0].ResourcePerAlloc
+	for i, a := range got.New {
+		switch j := i % len(encodings); {
+		case j < 4 && a.ResourcePerAlloc != first:
+			t.Fatalf("allocation %d: its resources, in another order, are another message", i)
+		case j >= 4 && a.ResourcePerAlloc != got.New[j].ResourcePerAlloc:
+			t.Fatalf("allocation %d: not sharing the resources encoded alike", i)
+		}
+	}
+	if got.New[4].ResourcePerAlloc == got.New[5].ResourcePerAlloc {
+		t.Fatal("the same name in two orders (different resources) shares one message")
 	}
 }

@@ -1,6 +1,9 @@
 package protocodec
 
 import (
+	"bytes"
+	"slices"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -98,11 +101,24 @@ func appendVarint(b []byte, v uint64) []byte {
 }
 
 // resourceTable holds the resource messages decoded from one list, by
-// encoding.
+// encoding (seen) and by canonical encoding (canon: the map's entries in
+// name order). protobuf-go writes a map's entries in any order, so a peer
+// that encodes with it sends the resources of one shape in as many
+// encodings as orders of its entries; each distinct encoding is put in
+// canonical form once, and those alike share one message.
 type resourceTable struct {
 	last  []byte
 	lastR *si.Resource
 	seen  map[string]*si.Resource
+	canon map[string]*si.Resource
+	// scratch of canonical
+	entries []namedEntry
+	buf     []byte
+}
+
+// namedEntry is an entry of a resource map: its name, and the whole field.
+type namedEntry struct {
+	name, field []byte
 }
 
 func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
@@ -111,9 +127,16 @@ func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
 	}
 	r, ok := t.seen[string(b)]
 	if !ok {
-		r = &si.Resource{}
-		if err := proto.Unmarshal(b, r); err != nil {
-			return nil, false
+		key := t.canonical(b)
+		if r, ok = t.canon[string(key)]; !ok {
+			r = &si.Resource{}
+			if err := proto.Unmarshal(b, r); err != nil {
+				return nil, false
+			}
+			if t.canon == nil {
+				t.canon = map[string]*si.Resource{}
+			}
+			t.canon[string(key)] = r
 		}
 		if t.seen == nil {
 			t.seen = map[string]*si.Resource{}
@@ -122,4 +145,58 @@ func (t *resourceTable) of(b []byte) (*si.Resource, bool) {
 	}
 	t.last, t.lastR = b, r
 	return r, true
+}
+
+// canonical returns resource encoding b with its map's entries in name
+// order (stable: entries of one name keep their order, the last one being
+// the one protobuf keeps): b itself when they are in order already, as
+// appendResource writes them, or when b is anything but a list of
+// entries with names (it is then its own key). Two encodings with the
+// same canonical form decode to the same message.
+func (t *resourceTable) canonical(b []byte) []byte {
+	t.entries = t.entries[:0]
+	sorted := true
+	for rest := b; len(rest) > 0; {
+		n, typ, k, l, ok := field(rest)
+		if !ok || n != 1 || typ != protowire.BytesType {
+			return b
+		}
+		v, _ := protowire.ConsumeBytes(rest[k:])
+		name, ok := entryName(v)
+		if !ok {
+			return b
+		}
+		if len(t.entries) > 0 && string(name) < string(t.entries[len(t.entries)-1].name) {
+			sorted = false
+		}
+		t.entries = append(t.entries, namedEntry{name, rest[:l]})
+		rest = rest[l:]
+	}
+	if sorted {
+		return b
+	}
+	slices.SortStableFunc(t.entries, func(x, y namedEntry) int { return bytes.Compare(x.name, y.name) })
+	t.buf = t.buf[:0]
+	for _, e := range t.entries {
+		t.buf = append(t.buf, e.field...)
+	}
+	return t.buf
+}
+
+// entryName returns the name (key, field 1) of map entry v, the last one
+// when it comes more than once, and false when v holds anything but
+// length-delimited fields 1 and 2.
+func entryName(v []byte) ([]byte, bool) {
+	var name []byte
+	for len(v) > 0 {
+		n, typ, k, l, ok := field(v)
+		if !ok || typ != protowire.BytesType || n != 1 && n != 2 {
+			return nil, false
+		}
+		if n == 1 {
+			name, _ = protowire.ConsumeBytes(v[k:])
+		}
+		v = v[l:]
+	}
+	return name, true
 }

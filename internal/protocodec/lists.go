@@ -6,7 +6,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 )
@@ -56,7 +55,7 @@ func list(m any) ([]*si.Allocation, protowire.Number, bool) {
 // allocations encoded by appendResource and appendTags.
 func Append(b []byte, m proto.Message) ([]byte, error) {
 	allocs, num, ok := list(m)
-	if !ok || len(allocs) < 2 {
+	if !ok || len(allocs) == 0 {
 		return proto.MarshalOptions{}.MarshalAppend(b, m)
 	}
 	for _, a := range allocs {
@@ -65,18 +64,7 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 		}
 	}
 	// the message's other fields first, as proto.Marshal encodes them
-	src := m.ProtoReflect()
-	rest := src.New()
-	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Number() != num {
-			rest.Set(fd, v)
-		}
-		return true
-	})
-	if u := src.GetUnknown(); len(u) > 0 {
-		rest.SetUnknown(u)
-	}
-	b, err := proto.MarshalOptions{}.MarshalAppend(b, rest.Interface())
+	b, err := proto.MarshalOptions{}.MarshalAppend(b, others(m))
 	if err != nil {
 		return b, err
 	}
@@ -123,6 +111,26 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// others returns a message of m's type with m's fields but its allocation
+// list (and its unknown fields). TestOthersCopiesEveryField fails when the
+// SI's AllocationRequest or AllocationResponse gains a field this does not
+// copy.
+func others(m proto.Message) proto.Message {
+	var o proto.Message
+	switch x := m.(type) {
+	case *si.AllocationRequest:
+		o = &si.AllocationRequest{Releases: x.Releases, RmID: x.RmID}
+	case *si.AllocationResponse:
+		o = &si.AllocationResponse{Released: x.Released, RejectedAllocations: x.RejectedAllocations}
+	default:
+		panic("protocodec: others of a message without an allocation list")
+	}
+	if u := m.ProtoReflect().GetUnknown(); len(u) > 0 {
+		o.ProtoReflect().SetUnknown(u)
+	}
+	return o
 }
 
 // strip sets dst to the fields of a but its resources and tags (and its

@@ -64,18 +64,7 @@ func BenchmarkForwardAllocation(b *testing.B) {
 	h := start(b, Options{})
 	c, _ := h.dial(b)
 	h.register(b, c, "rm1")
-	apps, err := c.UpdateApplication(ctx(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := apps.Send(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1"}}}); err != nil {
-		b.Fatal(err)
-	}
-	eventually(b, func() bool {
-		h.api.mu.Lock()
-		defer h.api.mu.Unlock()
-		return len(h.api.apps) == 1
-	}, "application forwarded")
+	h.addApp(b, c, "rm1", "app1", 1)
 	st, err := c.UpdateAllocation(ctx(b))
 	if err != nil {
 		b.Fatal(err)

@@ -33,18 +33,7 @@ func TestListsWithProtobufGoPeer(t *testing.T) {
 	h := start(t, Options{})
 	c, _ := h.dial(t) // grpc-go's default codec
 	h.register(t, c, "rm1")
-	apps, err := c.UpdateApplication(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := apps.Send(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{ApplicationID: "app1"}}}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, func() bool {
-		h.api.mu.Lock()
-		defer h.api.mu.Unlock()
-		return len(h.api.apps) == 1
-	}, "application forwarded")
+	h.addApp(t, c, "rm1", "app1", 1)
 	stream, err := c.UpdateAllocation(ctx(t))
 	if err != nil {
 		t.Fatal(err)

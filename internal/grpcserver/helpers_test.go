@@ -184,6 +184,24 @@ func (h *harness) register(t testing.TB, c si.SchedulerClient, rmID string) {
 	}
 }
 
+// addApp sends application appID of RM rmID on a stream of its own and
+// waits until the server forwarded it (the API has n applications).
+func (h *harness) addApp(t testing.TB, c si.SchedulerClient, rmID, appID string, n int) {
+	t.Helper()
+	apps, err := c.UpdateApplication(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apps.Send(&si.ApplicationRequest{RmID: rmID, New: []*si.AddApplicationRequest{{ApplicationID: appID}}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() bool {
+		h.api.mu.Lock()
+		defer h.api.mu.Unlock()
+		return len(h.api.apps) == n
+	}, "application forwarded")
+}
+
 // status returns the RMStatus of rmID.
 func (h *harness) status(rmID string) (RMStatus, bool) {
 	for _, st := range h.srv.RMs() {

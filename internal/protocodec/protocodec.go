@@ -62,10 +62,7 @@ func (c Codec) Marshal(v any) (mem.BufferSlice, error) {
 
 // Unmarshal decodes data into v.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
-	m, ok := v.(proto.Message)
-	if !ok {
-		return encoding.GetCodecV2(Name).Unmarshal(data, v)
-	}
+	m, _ := v.(proto.Message)
 	_, num, ok := list(m)
 	if !ok {
 		return encoding.GetCodecV2(Name).Unmarshal(data, v)

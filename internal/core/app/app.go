@@ -4,6 +4,7 @@
 package app
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -14,18 +15,31 @@ import (
 
 // App is one application of a partition.
 type App struct {
-	ID string
-	// The fields the leaf's ordering compares and moves (the ID above,
-	// these, and SubmitTime) share the first cache line.
+	// The fields the leaf's ordering compares and moves come first, so
+	// that a comparison touches one cache line: QueueIndex, SortShare, the
+	// Ordered* keys and IDKey (the queue package owns all but IDKey).
 
 	// QueueIndex is the app's position in its leaf queue's ordering and
-	// SortShare its fair-share sort key there; the queue package owns both.
+	// SortShare its fair-share sort key there.
 	QueueIndex int
 	SortShare  float64
-	maxPrio    int32 // prio.Max(), kept here: the ordering reads it per comparison
+	maxPrio    int32 // prio.Max(), kept here: placing the app reads it
+	// OrderedPrio is the priority the leaf's ordering last placed the app
+	// by, and OrderedSec, OrderedNsec its submission time then (Unix
+	// seconds and nanoseconds: compared as two integers, as
+	// time.Time.Before compares instants).
+	OrderedPrio int32
+	OrderedNsec int32
 	// Deferred is set while the scheduling pass skips the app; the queue
 	// package owns it.
 	Deferred   bool
+	OrderedSec int64
+	// IDKey packs the ID's first 16 bytes big-endian, zero-padded: two IDs
+	// whose keys differ order as their keys do, so most ties of the
+	// ordering compare integers, not strings.
+	IDKey [2]uint64
+
+	ID         string
 	SubmitTime time.Time
 
 	QueuePath string
@@ -35,14 +49,9 @@ type App struct {
 	// Usage is the partition's copy of the usage manager's running entry
 	// for the app (*usage.Entry, from usage.Manager.Pending), so that an
 	// ask taken in need not look the app up by ID.
-	Usage any
-	// OrderedPrio and OrderedSubmit are the priority and submission time
-	// the leaf's ordering last placed the app by; the queue package owns
-	// them.
-	OrderedPrio   int32
-	OrderedSubmit time.Time
-	User          string
-	Groups        []string
+	Usage  any
+	User   string
+	Groups []string
 	// Group is the group the app's usage is tracked under ("" none); it is
 	// chosen at submission and fixed for the app's lifetime.
 	Group string
@@ -119,6 +128,7 @@ type App struct {
 func Create(id, user string, groups []string, tags map[string]string, now time.Time) *App {
 	return &App{
 		ID:         id,
+		IDKey:      idKey(id),
 		User:       user,
 		Groups:     groups,
 		Tags:       tags,
@@ -130,6 +140,13 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 		TaskGroups: map[string]*TaskGroup{},
 		phs:        map[string][]*Allocation{},
 	}
+}
+
+// idKey packs id's first 16 bytes for App.IDKey.
+func idKey(id string) [2]uint64 {
+	var b [16]byte
+	copy(b[:], id)
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
 // Allocation returns the ask or allocation with the given key.

@@ -72,11 +72,7 @@ func (leaf *Queue) placeApp(a *app.App) {
 	if leaf.runnable.fair {
 		share = resource.FairShareOf(&a.Allocated, &leaf.Guaranteed, &leaf.fairMax)
 	}
-	// the ordering compares priority, share, submission time and ID: an
-	// app placed by the same values already would not move (most asks
-	// taken in or placed change none of them)
-	same := share == a.SortShare && a.Priority() == a.OrderedPrio && a.SubmitTime == a.OrderedSubmit
-	a.SortShare, a.OrderedPrio, a.OrderedSubmit = share, a.Priority(), a.SubmitTime
+	same := rekey(a, share)
 	want := a.PendingCount() > 0 && !a.Deferred
 	switch {
 	case want && a.QueueIndex >= 0:
@@ -88,6 +84,17 @@ func (leaf *Queue) placeApp(a *app.App) {
 	case a.QueueIndex >= 0:
 		leaf.runnable.remove(a)
 	}
+}
+
+// rekey records the keys the leaf's ordering compares (share, priority,
+// submission time; the ID's never change) and reports whether they were
+// recorded so already: an app placed by the same values would not move
+// (most asks taken in or placed change none of them).
+func rekey(a *app.App, share float64) bool {
+	sec, nsec := a.SubmitTime.Unix(), int32(a.SubmitTime.Nanosecond())
+	same := share == a.SortShare && a.Priority() == a.OrderedPrio && sec == a.OrderedSec && nsec == a.OrderedNsec
+	a.SortShare, a.OrderedPrio, a.OrderedSec, a.OrderedNsec = share, a.Priority(), sec, nsec
+	return same
 }
 
 // refreshPath recomputes priority and share from q up to the root and

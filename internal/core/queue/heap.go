@@ -119,25 +119,35 @@ type appHeap struct {
 }
 
 func (h *appHeap) less(a, b *app.App) bool {
-	pa, pb := a.Priority(), b.Priority()
+	// the keys placeApp recorded: the heap is ordered by them whatever
+	// changed on the app since
+	pa, pb := a.OrderedPrio, b.OrderedPrio
 	if h.byPriority && pa != pb {
 		return pa > pb
 	}
 	if h.fair && a.SortShare != b.SortShare {
 		return a.SortShare < b.SortShare
 	}
-	if !h.fair && !h.byPriority && !a.SubmitTime.Equal(b.SubmitTime) {
-		return a.SubmitTime.Before(b.SubmitTime) // fifo ignores priority
+	submitted := a.OrderedSec != b.OrderedSec || a.OrderedNsec != b.OrderedNsec
+	if !h.fair && !h.byPriority && submitted {
+		return earlier(a, b) // fifo ignores priority
 	}
 	if !h.byPriority && pa != pb {
 		return pa > pb
 	}
-	// applications submitted in one request have identical times: == spares
-	// Equal's call
-	if a.SubmitTime != b.SubmitTime && !a.SubmitTime.Equal(b.SubmitTime) {
-		return a.SubmitTime.Before(b.SubmitTime)
+	if submitted {
+		return earlier(a, b)
+	}
+	if a.IDKey != b.IDKey {
+		return a.IDKey[0] < b.IDKey[0] || (a.IDKey[0] == b.IDKey[0] && a.IDKey[1] < b.IDKey[1])
 	}
 	return a.ID < b.ID
+}
+
+// earlier reports whether a was submitted before b, as the ordering last
+// placed them.
+func earlier(a, b *app.App) bool {
+	return a.OrderedSec < b.OrderedSec || (a.OrderedSec == b.OrderedSec && a.OrderedNsec < b.OrderedNsec)
 }
 
 func (h *appHeap) configure(p config.Properties) {

@@ -1,7 +1,6 @@
 package protocodec
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -24,10 +23,9 @@ import (
 // of one job), and the allocations of a decoded list whose resources were
 // encoded alike share one si.Resource, which its receiver only reads.
 // The allocations' tags, the other map, are encoded and decoded by hand
-// too (tags.go). The rest of each allocation is protobuf-go's. The wire
-// format is protobuf's; only the order of the fields differs (the list
-// comes last, each allocation's maps after its other fields), which
-// every decoder accepts.
+// too (tags.go), and so are the allocations' other fields (alloc.go). The
+// wire format is protobuf's; only the order of the fields differs (the
+// list comes last), which every decoder accepts.
 
 // Field numbers of the SI messages the codec handles itself, as the
 // generated code declares them (checked against the descriptors by the
@@ -51,8 +49,8 @@ func list(m any) ([]*si.Allocation, protowire.Number, bool) {
 }
 
 // Append appends the wire encoding of m to b: proto.Marshal's, with the
-// resources and tags of an AllocationRequest's or AllocationResponse's
-// allocations encoded by appendResource and appendTags.
+// allocations of an AllocationRequest or AllocationResponse encoded by
+// appendAllocation (their resources by appendResource).
 func Append(b []byte, m proto.Message) ([]byte, error) {
 	allocs, num, ok := list(m)
 	if !ok || len(allocs) == 0 {
@@ -64,51 +62,33 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 		}
 	}
 	// the message's other fields first, as proto.Marshal encodes them
+	start := len(b)
 	b, err := proto.MarshalOptions{}.MarshalAppend(b, others(m))
 	if err != nil {
 		return b, err
 	}
 	var (
-		enc   resourceEncodings
-		bare  si.Allocation // an allocation without its resources and tags
-		body  []byte
-		tags  []byte
-		clean = true // bare has no unknown fields
+		enc  resourceEncodings
+		body []byte
 	)
 	for i, a := range allocs {
-		strip(&bare, a)
-		if u := a.ProtoReflect().GetUnknown(); len(u) > 0 || !clean {
-			bare.ProtoReflect().SetUnknown(u)
-			clean = len(u) == 0
-		}
-		var byHand bool
-		if tags, byHand = appendTags(tags[:0], a.AllocationTags); !byHand {
-			bare.AllocationTags = a.AllocationTags
-			tags = tags[:0]
-		}
-		if body, err = (proto.MarshalOptions{}).MarshalAppend(body[:0], &bare); err != nil {
-			return b, err
-		}
-		size := len(body) + len(tags)
 		var r []byte
 		if a.ResourcePerAlloc != nil {
 			if r, err = enc.of(a.ResourcePerAlloc); err != nil {
 				return b, err
 			}
-			size += protowire.SizeTag(allocResources) + protowire.SizeBytes(len(r))
+		}
+		var ok bool
+		if body, ok = appendAllocation(body[:0], a, r); !ok {
+			return proto.MarshalOptions{}.MarshalAppend(b[:start], m)
 		}
 		if i == 1 {
 			// this allocation's size for it and each after it: one growth
 			// of b in the usual list, of allocations alike
-			b = slices.Grow(b, (len(allocs)-1)*(size+8))
+			b = slices.Grow(b, (len(allocs)-1)*(len(body)+8))
 		}
 		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(size))
-		b = append(append(b, body...), tags...)
-		if a.ResourcePerAlloc != nil {
-			b = protowire.AppendTag(b, allocResources, protowire.BytesType)
-			b = protowire.AppendBytes(b, r)
-		}
+		b = append(appendVarint(b, uint64(len(body))), body...)
 	}
 	return b, nil
 }
@@ -133,42 +113,20 @@ func others(m proto.Message) proto.Message {
 	return o
 }
 
-// strip sets dst to the fields of a but its resources and tags (and its
-// unknown fields, which the caller copies). TestStripCopiesEveryField
-// fails when the SI's Allocation gains a field this does not copy.
-func strip(dst, a *si.Allocation) {
-	dst.AllocationKey = a.AllocationKey
-	dst.AllocationTags = nil
-	dst.Priority = a.Priority
-	dst.NodeID = a.NodeID
-	dst.ApplicationID = a.ApplicationID
-	dst.PartitionName = a.PartitionName
-	dst.TaskGroupName = a.TaskGroupName
-	dst.Placeholder = a.Placeholder
-	dst.Originator = a.Originator
-	dst.PreemptionPolicy = a.PreemptionPolicy
-}
-
 // decode decodes b into m, whose allocation list has field number num:
-// the allocations' resources and tags taken out, the rest by protobuf-go,
-// then each distinct resource encoding once (resourceTable) and the tags
-// by hand (tagDecoder). It reports false when b is not as it expects
-// (malformed, an allocation whose resources come in several parts, which
-// protobuf merges, tags that are not plain UTF-8 keys and values); the
-// caller then decodes b with proto.Unmarshal, which says what is wrong
-// with it.
+// the allocations by hand (allocDecoder), the rest of the message by
+// protobuf-go. It reports false when b is not as it expects (malformed,
+// or an allocation protobuf-go would decode its own way: allocDecoder);
+// the caller then decodes b with proto.Unmarshal, which says what is
+// wrong with it.
 func decode(b []byte, m proto.Message, num protowire.Number) bool {
-	// rest, the message without the allocations' resources and tags, is
-	// at most as long as b
+	// rest, the message without its allocations, is at most as long as b
 	buf := getScratch(len(b))
 	defer putScratch(buf)
 	var (
-		rest = (*buf)[:0]
-		res  [][]byte // the allocations' resource encodings, nil for none
-		// the allocations' tag entries: allocation i's are
-		// entries[tagsAt[i]:tagsAt[i+1]]
-		entries [][]byte
-		tagsAt  = []int{0}
+		rest   = (*buf)[:0]
+		d      allocDecoder
+		allocs []*si.Allocation
 	)
 	for len(b) > 0 {
 		n, typ, k, l, ok := field(b)
@@ -180,51 +138,32 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 			b = b[l:]
 			continue
 		}
-		var r []byte
-		if rest, r, entries, ok = takeMaps(rest, num, b[k:l], entries); !ok {
+		v, _ := protowire.ConsumeBytes(b[k:l])
+		a, ok := d.allocation(v)
+		if !ok {
 			return false
 		}
+		allocs = append(allocs, a)
 		b = b[l:]
-		res = append(res, r)
-		tagsAt = append(tagsAt, len(entries))
 	}
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return false
 	}
-	allocs, _, _ := list(m)
-	if len(allocs) != len(res) {
-		return false
-	}
-	var (
-		table resourceTable
-		td    tagDecoder
-	)
-	for i, r := range res {
-		if e := entries[tagsAt[i]:tagsAt[i+1]]; len(e) > 0 {
-			t, ok := td.tags(e)
-			if !ok {
-				return false
-			}
-			allocs[i].AllocationTags = t
-		}
-		if r == nil {
-			continue
-		}
-		x, ok := table.of(r)
-		if !ok {
-			return false
-		}
-		allocs[i].ResourcePerAlloc = x
+	switch x := m.(type) {
+	case *si.AllocationRequest:
+		x.Allocations = allocs
+	case *si.AllocationResponse:
+		x.New = allocs
 	}
 	return true
 }
 
 // field splits off the first field of b: its number and wire type, where
 // its value starts (after the tag) and where the field ends; false when
-// b does not begin with a well-formed field.
+// b does not begin with a well-formed field of a valid number.
 func field(b []byte) (n protowire.Number, typ protowire.Type, start, end int, ok bool) {
 	n, typ, k := protowire.ConsumeTag(b)
-	if k < 0 {
+	if k < 0 || n > protowire.MaxValidNumber { // protobuf-go refuses both
 		return 0, 0, 0, 0, false
 	}
 	l := protowire.ConsumeFieldValue(n, typ, b[k:])
@@ -232,58 +171,4 @@ func field(b []byte) (n protowire.Number, typ protowire.Type, start, end int, ok
 		return 0, 0, 0, 0, false
 	}
 	return n, typ, k, k + l, true
-}
-
-// takeMaps appends to rest the allocation encoded in the length-prefixed
-// value lv, as a field num without its resources and tags, and returns
-// the resources' encoding (nil when absent, empty when empty) and the
-// tag entries appended to entries; false when the allocation is not as
-// decode expects.
-func takeMaps(rest []byte, num protowire.Number, lv []byte, entries [][]byte) ([]byte, []byte, [][]byte, bool) {
-	v, _ := protowire.ConsumeBytes(lv)
-	rest = protowire.AppendTag(rest, num, protowire.BytesType)
-	rest = append(rest, 0) // the length, once known
-	lenAt := len(rest) - 1
-	var r []byte
-	found := false
-	for len(v) > 0 {
-		n, typ, k, l, ok := field(v)
-		if !ok {
-			return rest, nil, entries, false
-		}
-		switch {
-		case n == allocResources:
-			if typ != protowire.BytesType || found {
-				return rest, nil, entries, false
-			}
-			if r, _ = protowire.ConsumeBytes(v[k:]); r == nil {
-				r = []byte{}
-			}
-			found = true
-		case n == allocTags && typ == protowire.BytesType:
-			e, _ := protowire.ConsumeBytes(v[k:])
-			entries = append(entries, e)
-		default:
-			rest = append(rest, v[:l]...)
-		}
-		v = v[l:]
-	}
-	return setLength(rest, lenAt), r, entries, true
-}
-
-// setLength writes the length of the field value that follows the
-// one-byte length placeholder at lenAt of b, moving the value when the
-// length takes more bytes.
-func setLength(b []byte, lenAt int) []byte {
-	n := len(b) - lenAt - 1
-	if n < 0x80 {
-		b[lenAt] = byte(n)
-		return b
-	}
-	var v [binary.MaxVarintLen64]byte
-	l := protowire.AppendVarint(v[:0], uint64(n))
-	b = append(b, l[1:]...) // room for the longer length
-	copy(b[lenAt+len(l):], b[lenAt+1:len(b)-(len(l)-1)])
-	copy(b[lenAt:], l)
-	return b
 }

@@ -27,6 +27,17 @@ func TestFieldNumbers(t *testing.T) {
 		{&si.AllocationResponse{}, "new", responseNew},
 		{&si.Allocation{}, "resourcePerAlloc", allocResources},
 		{&si.Allocation{}, "allocationTags", allocTags},
+		{&si.Allocation{}, "allocationKey", allocKey},
+		{&si.Allocation{}, "priority", allocPriority},
+		{&si.Allocation{}, "nodeID", allocNode},
+		{&si.Allocation{}, "applicationID", allocApp},
+		{&si.Allocation{}, "partitionName", allocPartition},
+		{&si.Allocation{}, "taskGroupName", allocTaskGroup},
+		{&si.Allocation{}, "placeholder", allocPlaceholder},
+		{&si.Allocation{}, "originator", allocOriginator},
+		{&si.Allocation{}, "preemptionPolicy", allocPolicy},
+		{&si.PreemptionPolicy{}, "allowPreemptSelf", policySelf},
+		{&si.PreemptionPolicy{}, "allowPreemptOther", policyOther},
 		{&si.Resource{}, "resources", 1}, // appendResource's
 		{&si.Quantity{}, "value", 1},
 	} {
@@ -40,7 +51,7 @@ func TestFieldNumbers(t *testing.T) {
 // full returns an allocation with every field set, each to a value that
 // differs from its zero, as the SI's descriptor lists them: a field the
 // SI gains is set too.
-func full(t *testing.T, i int) *si.Allocation {
+func full(t testing.TB, i int) *si.Allocation {
 	t.Helper()
 	a := &si.Allocation{}
 	m := a.ProtoReflect()
@@ -172,16 +183,28 @@ func TestOthersCopiesEveryField(t *testing.T) {
 	}
 }
 
-// strip copies every field of an allocation but its resources and tags:
-// it fails when the SI's Allocation gains a field strip leaves out.
-func TestStripCopiesEveryField(t *testing.T) {
-	a := full(t, 1)
-	var got si.Allocation
-	strip(&got, a)
-	want := proto.Clone(a).(*si.Allocation)
-	want.ResourcePerAlloc, want.AllocationTags = nil, nil
-	if !proto.Equal(&got, want) {
-		t.Fatalf("strip copied %v of %v", &got, want)
+// The codec writes and reads every field of an allocation itself: it
+// fails when the SI's Allocation gains a field appendAllocation leaves out
+// or allocDecoder does not know (which would leave the whole message to
+// protobuf-go).
+func TestAllocationEveryField(t *testing.T) {
+	for i := range 3 {
+		a := full(t, i)
+		r, _ := appendResource(nil, a.ResourcePerAlloc)
+		b, ok := appendAllocation(nil, a, r)
+		if !ok {
+			t.Fatalf("appendAllocation refused %v", a)
+		}
+		// one tag and one resource type: the bytes are proto.Marshal's
+		want, _ := proto.MarshalOptions{Deterministic: true}.Marshal(a)
+		if !slices.Equal(b, want) {
+			t.Fatalf("appendAllocation\n% x\nproto.Marshal\n% x", b, want)
+		}
+		var d allocDecoder
+		got, ok := d.allocation(want)
+		if !ok || !proto.Equal(got, a) {
+			t.Fatalf("allocDecoder: %v (%v), want %v", got, ok, a)
+		}
 	}
 }
 
@@ -286,9 +309,15 @@ func TestDecodeAsProto(t *testing.T) {
 // FuzzDecode checks that the codec decodes any input as proto.Unmarshal
 // does: the same message, or an error for both.
 func FuzzDecode(f *testing.F) {
-	for i, m := range []proto.Message{response(3), &si.AllocationRequest{RmID: "rm", Allocations: response(5).New}} {
+	policy := full(f, 2)
+	policy.PreemptionPolicy.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1))
+	odd := full(f, 3)
+	odd.ProtoReflect().SetUnknown(protowire.AppendString(protowire.AppendTag(nil, 99, protowire.BytesType), "newer"))
+	every := []*si.Allocation{full(f, 0), full(f, 1), policy, odd}
+	for i, m := range []proto.Message{response(3), &si.AllocationRequest{RmID: "rm", Allocations: response(5).New},
+		&si.AllocationResponse{New: every}, &si.AllocationRequest{Allocations: every}} {
 		b, _ := proto.Marshal(m)
-		f.Add(b, i == 1)
+		f.Add(b, i%2 == 1)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, request bool) {
 		var want, got proto.Message = &si.AllocationResponse{}, &si.AllocationResponse{}
@@ -477,5 +506,43 @@ func TestResourceEntriesInAnyOrder(t *testing.T) {
 	}
 	if got.New[4].ResourcePerAlloc == got.New[5].ResourcePerAlloc {
 		t.Fatal("the same name in two orders (different resources) shares one message")
+	}
+}
+
+// Allocations of one message with the same preemption flags share one
+// policy message; a policy with fields of a newer SI keeps them, in one
+// of its own.
+func TestPoliciesShared(t *testing.T) {
+	newer := &si.PreemptionPolicy{AllowPreemptSelf: true}
+	newer.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1))
+	sent := []*si.PreemptionPolicy{{AllowPreemptSelf: true}, {}, {AllowPreemptSelf: true}, newer, nil, {}, {AllowPreemptOther: true}}
+	m := &si.AllocationRequest{}
+	for i, p := range sent {
+		m.Allocations = append(m.Allocations, &si.Allocation{AllocationKey: fmt.Sprint("a", i), PreemptionPolicy: p})
+	}
+	wire, _ := proto.Marshal(m)
+	back := &si.AllocationRequest{}
+	if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, back); err != nil || !proto.Equal(back, m) {
+		t.Fatalf("decoded %v (%v)", back, err)
+	}
+	got := back.Allocations
+	if got[0].PreemptionPolicy != got[2].PreemptionPolicy || got[1].PreemptionPolicy != got[5].PreemptionPolicy {
+		t.Fatal("allocations with the same policy do not share it")
+	}
+	if got[0].PreemptionPolicy == got[1].PreemptionPolicy || got[0].PreemptionPolicy == got[6].PreemptionPolicy ||
+		got[3].PreemptionPolicy == got[0].PreemptionPolicy || got[4].PreemptionPolicy != nil {
+		t.Fatal("allocations with different policies share one")
+	}
+}
+
+// A string that is not valid UTF-8 fails to encode, as with proto.Marshal.
+func TestInvalidStrings(t *testing.T) {
+	for _, a := range []*si.Allocation{{AllocationKey: "k\xff"}, {ApplicationID: "\xc3"}, {NodeID: "n\xfe"},
+		{PartitionName: "\xff"}, {TaskGroupName: "\x80"}, {AllocationTags: map[string]string{"k": "\xff"}}} {
+		m := &si.AllocationResponse{New: []*si.Allocation{{AllocationKey: "fine"}, a}}
+		_, werr := proto.Marshal(m)
+		if _, err := Append(nil, m); err == nil || werr == nil {
+			t.Fatalf("%v: Append %v, proto.Marshal %v", a, err, werr)
+		}
 	}
 }

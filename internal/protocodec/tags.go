@@ -13,7 +13,8 @@ import (
 // entry by entry through reflection: over gRPC, asks with six tags went
 // through at a quarter of the rate of asks without once the resources
 // were encoded by hand (`paddock bench -grpc -tags 6`). The codec writes them itself (appendTags) and reads them
-// itself (tagDecoder), the strings of one message's tags interned.
+// itself (tagDecoder), the keys of one message's tags interned and a
+// value shared with the key's previous one when it is the same.
 
 // allocTags is the field number of Allocation.allocationTags.
 const allocTags protowire.Number = 2
@@ -36,30 +37,42 @@ func appendTags(b []byte, tags map[string]string) ([]byte, bool) {
 	return b, true
 }
 
-// maxInterned bounds the strings a tagDecoder keeps: past it, strings not
-// seen yet are allocated each time (the pod names and IDs, which differ
-// per ask, would otherwise fill it).
+// maxInterned bounds the tag keys a tagDecoder keeps: past it, keys not
+// seen yet are allocated each time.
 const maxInterned = 4096
 
-// tagDecoder builds the tag maps of one message's allocations, with one
-// string for each distinct key or value (up to maxInterned of them).
+// tagDecoder builds the tag maps of one message's allocations. A tag key
+// is one string for the whole message, and a value the same as the one
+// the key had last is that string again: a request's asks repeat their
+// namespace and labels, while their pod names and IDs differ (interning
+// every value cost more than it saved).
 type tagDecoder struct {
-	strs map[string]string
+	keys map[string]*tagKey
 }
 
-// str returns b as a string, the same string for the same bytes.
-func (d *tagDecoder) str(b []byte) string {
-	if s, ok := d.strs[string(b)]; ok {
-		return s
+// tagKey is an interned key and its latest value.
+type tagKey struct {
+	key, last string
+}
+
+// entry returns the strings of the key and value k, v.
+func (d *tagDecoder) entry(k, v []byte) (string, string) {
+	t, ok := d.keys[string(k)]
+	if !ok {
+		if d.keys == nil {
+			d.keys = make(map[string]*tagKey, 16)
+		}
+		if len(d.keys) >= maxInterned {
+			return string(k), string(v)
+		}
+		t = &tagKey{key: string(k), last: string(v)}
+		d.keys[t.key] = t
+		return t.key, t.last
 	}
-	s := string(b)
-	if d.strs == nil {
-		d.strs = make(map[string]string, 64)
+	if string(v) != t.last {
+		t.last = string(v)
 	}
-	if len(d.strs) < maxInterned {
-		d.strs[s] = s
-	}
-	return s
+	return t.key, t.last
 }
 
 // tags returns the map of the encoded entries, and false when an entry
@@ -89,7 +102,8 @@ func (d *tagDecoder) tags(entries [][]byte) (map[string]string, bool) {
 		if !utf8.Valid(k) || !utf8.Valid(v) {
 			return nil, false
 		}
-		m[d.str(k)] = d.str(v)
+		key, val := d.entry(k, v)
+		m[key] = val
 	}
 	return m, true
 }

@@ -25,7 +25,8 @@
 // Messages travel in the protocol buffers wire format of the SI. The
 // allocations of one AllocationResponse whose resources were encoded
 // alike share one si.Resource message (so do an in-process RM's, which
-// share their ask's): the callback reads it and does not change it.
+// share their ask's), and those with the same preemption flags one
+// si.PreemptionPolicy: the callback reads them and does not change them.
 //
 // When a stream breaks, Done is closed and Err says why; the scheduler
 // keeps the RM Paused for a while. Register again (on the same Client: the

@@ -1,9 +1,11 @@
 package usage
 
 import (
+	"slices"
+	"unsafe"
+
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/resource"
-	"slices"
 )
 
 // Manager tracks the usage of one partition's users and groups and
@@ -42,10 +44,16 @@ func (m *Manager) running(appID string) *app {
 // runningAs is running(appID), taking e instead while it is the running
 // entry of appID (kept by a caller from Pending or AllocateAs).
 func (m *Manager) runningAs(e *Entry, appID string) *app {
-	if m.Runs(e) && e.id == appID {
+	if m.Runs(e) && same(e.id, appID) {
 		return e
 	}
 	return m.running(appID)
+}
+
+// same is a == b, without a call where both are the same string, as the
+// engine's calls for an application pass its own fields.
+func same(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // New returns a manager without limits or usage. Resource names are

@@ -285,11 +285,11 @@ func (m *Manager) leave(trackers map[string]*tracker, name string, a *app, path 
 
 func (a *app) check(user, group, queuePath string) error {
 	switch {
-	case a.user != user:
+	case !same(a.user, user):
 		return fmt.Errorf("application %s is tracked for user %s, not %s", a.id, a.user, user)
-	case a.group != group:
+	case !same(a.group, group):
 		return fmt.Errorf("application %s of user %s is tracked against group %q, not %q", a.id, user, a.group, group)
-	case a.leaf.path != queuePath:
+	case !same(a.leaf.path, queuePath):
 		return fmt.Errorf("application %s of user %s is tracked in queue %s, not %s", a.id, user, a.leaf.path, queuePath)
 	}
 	return nil

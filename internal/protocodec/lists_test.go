@@ -538,7 +538,8 @@ func TestPoliciesShared(t *testing.T) {
 // A string that is not valid UTF-8 fails to encode, as with proto.Marshal.
 func TestInvalidStrings(t *testing.T) {
 	for _, a := range []*si.Allocation{{AllocationKey: "k\xff"}, {ApplicationID: "\xc3"}, {NodeID: "n\xfe"},
-		{PartitionName: "\xff"}, {TaskGroupName: "\x80"}, {AllocationTags: map[string]string{"k": "\xff"}}} {
+		{PartitionName: "\xff"}, {TaskGroupName: "\x80"}, {AllocationTags: map[string]string{"k": "\xff"}},
+		{ResourcePerAlloc: &si.Resource{Resources: map[string]*si.Quantity{"vcore": {Value: 1}, "gpu\xff": {Value: 1}}}}} {
 		m := &si.AllocationResponse{New: []*si.Allocation{{AllocationKey: "fine"}, a}}
 		_, werr := proto.Marshal(m)
 		if _, err := Append(nil, m); err == nil || werr == nil {

@@ -36,12 +36,12 @@ const (
 )
 
 // appendAllocation appends the encoding of a (without its field tag and
-// length) to b, its fields in number order as protobuf-go's, the
-// resources' encoding r (none when a has no resources) and the tags by
-// hand; its unknown
-// fields come last, as protobuf-go's do. It reports false when a string
-// is not valid UTF-8, which protobuf-go refuses to encode (the caller
-// leaves the message to it, and the error with it).
+// length) to b: its fields in number order, as protobuf-go writes them,
+// with r as its resources' encoding (unused when a has none) and the tags
+// by hand, and its unknown fields last, as protobuf-go writes them. It
+// reports false when a string is not valid UTF-8, which protobuf-go
+// refuses to encode (the caller leaves the message to it, and the error
+// with it).
 func appendAllocation(b []byte, a *si.Allocation, r []byte) ([]byte, bool) {
 	if !utf8.ValidString(a.AllocationKey) || !utf8.ValidString(a.NodeID) || !utf8.ValidString(a.ApplicationID) ||
 		!utf8.ValidString(a.PartitionName) || !utf8.ValidString(a.TaskGroupName) {
@@ -112,11 +112,11 @@ type allocDecoder struct {
 // allocation decodes the encoding v of an allocation. A field the codec
 // does not know, or a known one of another wire type, is kept with the
 // allocation's unknown fields, as protobuf-go keeps it (its tag
-// re-encoded in the shortest form). It reports false
-// when v holds what protobuf-go decodes its own way: resources or a
-// policy in several parts (merged), a string that is not valid UTF-8, a
-// malformed field (errors), tags that are not plain keys and values. The
-// caller then leaves the message to proto.Unmarshal.
+// re-encoded in the shortest form). It reports false when v holds what
+// protobuf-go decodes its own way: resources or a policy in several parts
+// (merged), a string that is not valid UTF-8, a malformed field (errors),
+// tags that are not plain keys and values. The caller then leaves the
+// message to proto.Unmarshal.
 func (d *allocDecoder) allocation(v []byte) (*si.Allocation, bool) {
 	a := &si.Allocation{}
 	d.entries, d.unknown = d.entries[:0], d.unknown[:0]

@@ -12,9 +12,10 @@ import (
 // returns them with the allocation. protobuf-go encodes and decodes them
 // entry by entry through reflection: over gRPC, asks with six tags went
 // through at a quarter of the rate of asks without once the resources
-// were encoded by hand (`paddock bench -grpc -tags 6`). The codec writes them itself (appendTags) and reads them
-// itself (tagDecoder), the keys of one message's tags interned and a
-// value shared with the key's previous one when it is the same.
+// were encoded by hand (`paddock bench -grpc -tags 6`). The codec writes
+// them itself (appendTags) and reads them itself (tagDecoder), the keys
+// of one message's tags interned and a value shared with the key's
+// previous one when it is the same.
 
 // allocTags is the field number of Allocation.allocationTags.
 const allocTags protowire.Number = 2

@@ -2,6 +2,7 @@ package protocodec
 
 import (
 	"slices"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -32,6 +33,7 @@ import (
 // tests).
 const (
 	requestAllocations protowire.Number = 4 // AllocationRequest.allocations
+	requestRmID        protowire.Number = 3 // AllocationRequest.rmID
 	responseNew        protowire.Number = 1 // AllocationResponse.new
 	allocResources     protowire.Number = 5 // Allocation.resourcePerAlloc
 )
@@ -63,14 +65,20 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 	}
 	// the message's other fields first, as proto.Marshal encodes them
 	start := len(b)
-	b, err := proto.MarshalOptions{}.MarshalAppend(b, others(m))
+	b, err := appendOthers(b, m)
 	if err != nil {
 		return b, err
 	}
-	var (
-		enc  resourceEncodings
-		body []byte
-	)
+	// an allocation's encoding and its resources' are written in scratch
+	// buffers: a response of one allocation (one per allocation to an RM
+	// that sees each) would otherwise grow both from nothing
+	bp, rp := getScratch(0), getScratch(0)
+	body, enc := *bp, resourceEncodings{scratch: *rp}
+	defer func() {
+		*bp, *rp = body[:0], enc.scratch[:0]
+		putScratch(bp)
+		putScratch(rp)
+	}()
 	for i, a := range allocs {
 		var r []byte
 		if a.ResourcePerAlloc != nil {
@@ -91,6 +99,24 @@ func Append(b []byte, m proto.Message) ([]byte, error) {
 		b = append(appendVarint(b, uint64(len(body))), body...)
 	}
 	return b, nil
+}
+
+// appendOthers appends the encoding of m's fields but its allocation
+// list: by hand in the usual cases, a response with nothing else (one per
+// allocation to an RM that sees each) and a request with its RM's ID
+// only; through others and protobuf-go otherwise.
+func appendOthers(b []byte, m proto.Message) ([]byte, error) {
+	switch x := m.(type) {
+	case *si.AllocationResponse:
+		if len(x.Released) == 0 && len(x.RejectedAllocations) == 0 && len(x.ProtoReflect().GetUnknown()) == 0 {
+			return b, nil
+		}
+	case *si.AllocationRequest:
+		if x.Releases == nil && utf8.ValidString(x.RmID) && len(x.ProtoReflect().GetUnknown()) == 0 {
+			return appendString(b, requestRmID, x.RmID), nil
+		}
+	}
+	return proto.MarshalOptions{}.MarshalAppend(b, others(m))
 }
 
 // others returns a message of m's type with m's fields but its allocation

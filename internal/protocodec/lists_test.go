@@ -24,6 +24,7 @@ func TestFieldNumbers(t *testing.T) {
 		num   protowire.Number
 	}{
 		{&si.AllocationRequest{}, "allocations", requestAllocations},
+		{&si.AllocationRequest{}, "rmID", requestRmID},
 		{&si.AllocationResponse{}, "new", responseNew},
 		{&si.Allocation{}, "resourcePerAlloc", allocResources},
 		{&si.Allocation{}, "allocationTags", allocTags},
@@ -545,5 +546,25 @@ func TestInvalidStrings(t *testing.T) {
 		if _, err := Append(nil, m); err == nil || werr == nil {
 			t.Fatalf("%v: Append %v, proto.Marshal %v", a, err, werr)
 		}
+	}
+}
+
+// A response with nothing but its allocations, and a request with nothing
+// but its RM's ID and asks, have their other fields written by hand: the
+// bytes are proto.Marshal's; an RM ID that is not valid UTF-8 fails to
+// encode, as with proto.Marshal.
+func TestOthersByHand(t *testing.T) {
+	allocs := []*si.Allocation{full(t, 0), full(t, 1)}
+	for _, m := range []proto.Message{&si.AllocationResponse{New: allocs}, &si.AllocationRequest{RmID: "rm-1", Allocations: allocs},
+		&si.AllocationRequest{Allocations: allocs}, &si.AllocationResponse{New: allocs[:1]}} {
+		got, err := Append(nil, m)
+		want, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%v: Append (%v)\n% x\nproto.Marshal\n% x", m, err, got, want)
+		}
+	}
+	bad := &si.AllocationRequest{RmID: "rm\xff", Allocations: allocs}
+	if _, err := Append(nil, bad); err == nil {
+		t.Fatal("an RM ID that is not UTF-8 was encoded")
 	}
 }

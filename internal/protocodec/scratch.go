@@ -2,8 +2,9 @@ package protocodec
 
 import "sync"
 
-// The codec's scratch buffers: a received message made contiguous, and
-// the message without its allocations' resources and tags (decode). They
+// The codec's scratch buffers: a received message made contiguous, the
+// message without its allocations (decode), an allocation's encoding and
+// its resources' (Append). They
 // come from a pool of their own rather than grpc-go's, which clears every
 // buffer it hands out (a tenth of the CPU of a gRPC run with tagged asks
 // went to clearing bytes about to be overwritten). A buffer larger than

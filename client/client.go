@@ -129,8 +129,8 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	}
 	dopts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
-		// the SI's protocol buffers, with the resources and tags of
-		// allocation lists encoded and decoded by hand (protocodec)
+		// the SI's protocol buffers, with the allocations of allocation
+		// lists encoded and decoded by hand (protocodec)
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(opts.MaxMsgSize), grpc.MaxCallSendMsgSize(opts.MaxMsgSize),
 			grpc.ForceCodecV2(protocodec.Codec{})),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: opts.KeepaliveTime, Timeout: 10 * time.Second, PermitWithoutStream: true}),

@@ -150,18 +150,14 @@ func (d *allocDecoder) allocation(v []byte) (*si.Allocation, bool) {
 		switch n {
 		case allocTags:
 			d.entries = append(d.entries, s)
-			continue
 		case allocResources:
 			if res {
 				return nil, false
 			}
 			res = true
-			r, ok := d.table.of(s)
-			if !ok {
+			if a.ResourcePerAlloc, ok = d.table.of(s); !ok {
 				return nil, false
 			}
-			a.ResourcePerAlloc = r
-			continue
 		case allocPolicy:
 			if policy {
 				return nil, false
@@ -170,26 +166,24 @@ func (d *allocDecoder) allocation(v []byte) (*si.Allocation, bool) {
 			if a.PreemptionPolicy, ok = d.policy(s); !ok {
 				return nil, false
 			}
-			continue
-		}
-		if n != allocKey && n != allocNode && n != allocApp && n != allocPartition && n != allocTaskGroup {
+		case allocKey, allocNode, allocApp, allocPartition, allocTaskGroup:
+			if !utf8.Valid(s) {
+				return nil, false
+			}
+			switch n {
+			case allocKey:
+				a.AllocationKey = string(s)
+			case allocNode:
+				a.NodeID = d.str(strNode, s)
+			case allocApp:
+				a.ApplicationID = d.str(strApp, s)
+			case allocPartition:
+				a.PartitionName = d.str(strPartition, s)
+			default:
+				a.TaskGroupName = d.str(strTaskGroup, s)
+			}
+		default:
 			d.unknown = append(protowire.AppendTag(d.unknown, n, typ), val...)
-			continue
-		}
-		if !utf8.Valid(s) {
-			return nil, false
-		}
-		switch n {
-		case allocKey:
-			a.AllocationKey = string(s)
-		case allocNode:
-			a.NodeID = d.str(0, s)
-		case allocApp:
-			a.ApplicationID = d.str(1, s)
-		case allocPartition:
-			a.PartitionName = d.str(2, s)
-		case allocTaskGroup:
-			a.TaskGroupName = d.str(3, s)
 		}
 	}
 	if len(d.unknown) > 0 {
@@ -205,9 +199,17 @@ func (d *allocDecoder) allocation(v []byte) (*si.Allocation, bool) {
 	return a, true
 }
 
-// str returns b as a string: field's previous string (0-3: node,
-// application, partition, task group) when b is the same, as the next
-// allocation of a request often has it, a new one otherwise. (Interning
+// The string fields str shares with the previous allocation's.
+const (
+	strNode = iota
+	strApp
+	strPartition
+	strTaskGroup
+)
+
+// str returns b as a string: field's previous string (strNode ...
+// strTaskGroup) when b is the same, as the next allocation of a request
+// often has it, a new one otherwise. (Interning
 // them all cost more than it saved: a request of 1,000 applications' asks
 // has 1,000 application IDs.)
 func (d *allocDecoder) str(field int, b []byte) string {

@@ -252,7 +252,17 @@ func BenchmarkScheduleLogging(b *testing.B) {
 // an idle application in (pending 0 -> 1) and its placement takes it out
 // again, which BenchmarkSchedule (all asks before one pass) does not
 // show. ns/op is the cost of one ask, intake included.
-func BenchmarkChurn(b *testing.B) {
+func BenchmarkChurn(b *testing.B) { churn(b, false) }
+
+// BenchmarkMixedAsks is BenchmarkChurn with the asks of paddock bench's
+// mixed scenarios: four shapes in turn, so an application's consecutive
+// asks differ in shape.
+func BenchmarkMixedAsks(b *testing.B) { churn(b, true) }
+
+// mixedShapes are paddock bench's four mixed ask shapes (vcore, memory).
+var mixedShapes = [4][2]int64{{1000, 1 << 30}, {500, 2 << 30}, {2000, 512 << 20}, {250, 256 << 20}}
+
+func churn(b *testing.B, mixed bool) {
 	for _, apps := range []int{2, 100, 1000} {
 		b.Run(fmt.Sprintf("nodes=5000/apps=%d/queues=10", apps), func(b *testing.B) {
 			const round = 1000
@@ -272,7 +282,11 @@ func BenchmarkChurn(b *testing.B) {
 			for i := 0; i < b.N; i += round {
 				n := min(round, b.N-i)
 				for j := range n {
-					asks[j] = app.Allocation{Key: "ask-" + strconv.Itoa(i+j), AppID: ids[(i+j)%apps], Res: vec(1000, 1<<30)}
+					sh := mixedShapes[0]
+					if mixed {
+						sh = mixedShapes[(i+j)%len(mixedShapes)]
+					}
+					asks[j] = app.Allocation{Key: "ask-" + strconv.Itoa(i+j), AppID: ids[(i+j)%apps], Res: vec(sh[0], sh[1])}
 					if err := p.AddAsk(&asks[j], t0); err != nil {
 						b.Fatal(err)
 					}

@@ -97,25 +97,31 @@ const keptCap = 4096
 // each) for the messages to come, once the caller has delivered what they
 // held and keeps no reference to them.
 func (o *Outbox) Reset() {
-	o.Allocations = reuse(o.Allocations)
-	o.Released = reuse(o.Released)
-	o.RejectedAllocs = reuse(o.RejectedAllocs)
-	o.AcceptedApps = reuse(o.AcceptedApps)
-	o.RejectedApps = reuse(o.RejectedApps)
-	o.AppUpdates = reuse(o.AppUpdates)
-	o.AcceptedNodes = reuse(o.AcceptedNodes)
-	o.Waiting = reuse(o.Waiting)
-	o.RejectedNodes = reuse(o.RejectedNodes)
+	reuse(&o.Allocations)
+	reuse(&o.Released)
+	reuse(&o.RejectedAllocs)
+	reuse(&o.AcceptedApps)
+	reuse(&o.RejectedApps)
+	reuse(&o.AppUpdates)
+	reuse(&o.AcceptedNodes)
+	reuse(&o.Waiting)
+	reuse(&o.RejectedNodes)
 }
 
-// reuse returns s emptied, its entries cleared so that nothing they held
-// stays reachable; nil when its array is over keptCap.
-func reuse[T any](s []T) []T {
-	if cap(s) > keptCap {
-		return nil
+// reuse empties *s, its entries cleared so that nothing they held stays
+// reachable, and drops its array when it is over keptCap. An empty list
+// is left as it is: a delivery of one allocation (an RM that settles, one
+// per decision) writes one list, where storing all nine slice headers
+// would take the collector's write barrier nine times while it marks.
+func reuse[T any](s *[]T) {
+	switch {
+	case len(*s) == 0:
+	case cap(*s) > keptCap:
+		*s = nil
+	default:
+		clear(*s)
+		*s = (*s)[:0]
 	}
-	clear(s)
-	return s[:0]
 }
 
 // Waiting tells the RM that an ask waits for cluster resources: it fits

@@ -130,10 +130,14 @@ type courier struct {
 	parked atomic.Bool
 	_      [cacheLine]byte
 
+	// the queue, which both write on every parcel,
 	mu    sync.Mutex
 	queue []parcel
 	spare []parcel // the array the goroutine emptied last, for queue (its own)
-	// paused is set while the service has the RM paused (by the service
+	_     [cacheLine]byte
+
+	// and what both read on every parcel and seldom write, or the
+	// service goroutine alone keeps: paused is set while the service has the RM paused (by the service
 	// goroutine), so that the goroutine wakes it when the callback
 	// returns
 	paused atomic.Bool

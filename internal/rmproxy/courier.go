@@ -137,9 +137,9 @@ type courier struct {
 	_     [cacheLine]byte
 
 	// and what both read on every parcel and seldom write, or the
-	// service goroutine alone keeps: paused is set while the service has the RM paused (by the service
-	// goroutine), so that the goroutine wakes it when the callback
-	// returns
+	// service goroutine alone keeps. paused is set while the service
+	// has the RM paused (by the service goroutine), so that the
+	// goroutine wakes it when the callback returns
 	paused atomic.Bool
 	// seen, seenBusy and seenAt are the service goroutine's last look
 	// at sent and busy, and when they took those values (stalled)

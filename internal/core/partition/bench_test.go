@@ -262,6 +262,7 @@ func BenchmarkMixedAsks(b *testing.B) { churn(b, true) }
 // mixedShapes are paddock bench's four mixed ask shapes (vcore, memory).
 var mixedShapes = [4][2]int64{{1000, 1 << 30}, {500, 2 << 30}, {2000, 512 << 20}, {250, 256 << 20}}
 
+// churn runs BenchmarkChurn, with the mixed shapes when mixed is set.
 func churn(b *testing.B, mixed bool) {
 	for _, apps := range []int{2, 100, 1000} {
 		b.Run(fmt.Sprintf("nodes=5000/apps=%d/queues=10", apps), func(b *testing.B) {

@@ -53,7 +53,7 @@ func appendAllocation(b []byte, a *si.Allocation, r []byte) ([]byte, bool) {
 		return b, false
 	}
 	if a.ResourcePerAlloc != nil {
-		b = append(appendVarint(append(b, byte(allocResources)<<3|byte(protowire.BytesType)), uint64(len(r))), r...)
+		b = append(appendLen(b, bytesTag(allocResources), len(r)), r...)
 	}
 	if a.Priority != 0 {
 		b = protowire.AppendVarint(append(b, byte(allocPriority)<<3|byte(protowire.VarintType)), uint64(int64(a.Priority)))
@@ -73,7 +73,7 @@ func appendAllocation(b []byte, a *si.Allocation, r []byte) ([]byte, bool) {
 		if p.AllowPreemptOther {
 			size += 2
 		}
-		b = appendVarint(append(b, byte(allocPolicy)<<3|byte(protowire.BytesType)), uint64(size))
+		b = appendLen(b, bytesTag(allocPolicy), size)
 		b = appendBool(b, policySelf, p.AllowPreemptSelf)
 		b = append(appendBool(b, policyOther, p.AllowPreemptOther), u...)
 	}
@@ -86,7 +86,7 @@ func appendString(b []byte, n protowire.Number, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return append(appendVarint(append(b, byte(n)<<3|byte(protowire.BytesType)), uint64(len(s))), s...)
+	return appendField(b, bytesTag(n), s)
 }
 
 // appendBool appends bool field n (below 16) when v is set.

@@ -38,14 +38,14 @@ const (
 	allocResources     protowire.Number = 5 // Allocation.resourcePerAlloc
 )
 
-// list returns the allocation list of m and its field number, or false
-// when m is not a message with one.
-func list(m any) ([]*si.Allocation, protowire.Number, bool) {
+// list returns the allocation list of m (the field itself, which decode
+// sets) and its field number, or false when m is not a message with one.
+func list(m any) (*[]*si.Allocation, protowire.Number, bool) {
 	switch x := m.(type) {
 	case *si.AllocationRequest:
-		return x.Allocations, requestAllocations, true
+		return &x.Allocations, requestAllocations, true
 	case *si.AllocationResponse:
-		return x.New, responseNew, true
+		return &x.New, responseNew, true
 	}
 	return nil, 0, false
 }
@@ -54,10 +54,11 @@ func list(m any) ([]*si.Allocation, protowire.Number, bool) {
 // allocations of an AllocationRequest or AllocationResponse encoded by
 // appendAllocation (their resources by appendResource).
 func Append(b []byte, m proto.Message) ([]byte, error) {
-	allocs, num, ok := list(m)
-	if !ok || len(allocs) == 0 {
+	lp, num, ok := list(m)
+	if !ok || len(*lp) == 0 {
 		return proto.MarshalOptions{}.MarshalAppend(b, m)
 	}
+	allocs := *lp
 	for _, a := range allocs {
 		if a == nil { // as proto.Marshal has it
 			return proto.MarshalOptions{}.MarshalAppend(b, m)
@@ -175,12 +176,8 @@ func decode(b []byte, m proto.Message, num protowire.Number) bool {
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return false
 	}
-	switch x := m.(type) {
-	case *si.AllocationRequest:
-		x.Allocations = allocs
-	case *si.AllocationResponse:
-		x.New = allocs
-	}
+	lp, _, _ := list(m)
+	*lp = allocs
 	return true
 }
 

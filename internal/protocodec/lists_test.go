@@ -252,7 +252,8 @@ func TestListsRoundTrip(t *testing.T) {
 			if !proto.Equal(back, m) {
 				t.Fatalf("%T of %d: decoded %v", m, n, back)
 			}
-			got, _, _ := list(back)
+			lp, _, _ := list(back)
+			got := *lp
 			for i, a := range got {
 				if (a.ResourcePerAlloc == nil) != (allocs[i].ResourcePerAlloc == nil) {
 					t.Fatalf("allocation %d: resources %v, sent %v", i, a.ResourcePerAlloc, allocs[i].ResourcePerAlloc)

@@ -76,9 +76,9 @@ func appendResource(b []byte, r *si.Resource) ([]byte, bool) {
 		size := protowire.SizeTag(1) + protowire.SizeBytes(len(e.name)) + protowire.SizeTag(2) + protowire.SizeBytes(q)
 		// the tags are one byte each; most lengths too (protowire's
 		// AppendVarint is not inlined)
-		b = appendVarint(append(b, tag1Bytes), uint64(size))
-		b = append(appendVarint(append(b, tag1Bytes), uint64(len(e.name))), e.name...)
-		b = appendVarint(append(b, tag2Bytes), uint64(q))
+		b = appendLen(b, tag1Bytes, size)
+		b = appendField(b, tag1Bytes, e.name)
+		b = appendLen(b, tag2Bytes, q)
 		if e.v != 0 {
 			b = protowire.AppendVarint(append(b, tag1Varint), uint64(e.v))
 		}
@@ -92,6 +92,16 @@ const (
 	tag2Bytes  = 2<<3 | byte(protowire.BytesType)
 	tag1Varint = 1<<3 | byte(protowire.VarintType)
 )
+
+// bytesTag is the one-byte tag of length-delimited field n (below 16).
+func bytesTag(n protowire.Number) byte { return byte(n)<<3 | byte(protowire.BytesType) }
+
+// appendLen appends the one-byte tag of a length-delimited field and the
+// length n of the value that follows it.
+func appendLen(b []byte, tag byte, n int) []byte { return appendVarint(append(b, tag), uint64(n)) }
+
+// appendField appends the length-delimited field v under its one-byte tag.
+func appendField(b []byte, tag byte, v string) []byte { return append(appendLen(b, tag, len(v)), v...) }
 
 // appendVarint is protowire.AppendVarint, with a one-byte value inlined.
 func appendVarint(b []byte, v uint64) []byte {

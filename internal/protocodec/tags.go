@@ -31,9 +31,9 @@ func appendTags(b []byte, tags map[string]string) ([]byte, bool) {
 			return b, false
 		}
 		entry := 2 + protowire.SizeBytes(len(k)) + protowire.SizeBytes(len(v)) // two one-byte tags
-		b = appendVarint(append(b, tag2Bytes), uint64(entry))
-		b = append(appendVarint(append(b, tag1Bytes), uint64(len(k))), k...)
-		b = append(appendVarint(append(b, tag2Bytes), uint64(len(v))), v...)
+		b = appendLen(b, bytesTag(allocTags), entry)
+		b = appendField(b, tag1Bytes, k)
+		b = appendField(b, tag2Bytes, v)
 	}
 	return b, true
 }

@@ -128,7 +128,7 @@ type App struct {
 func Create(id, user string, groups []string, tags map[string]string, now time.Time) *App {
 	return &App{
 		ID:         id,
-		IDKey:      idKey(id),
+		IDKey:      PackID(id),
 		User:       user,
 		Groups:     groups,
 		Tags:       tags,
@@ -142,8 +142,11 @@ func Create(id, user string, groups []string, tags map[string]string, now time.T
 	}
 }
 
-// idKey packs id's first 16 bytes for App.IDKey.
-func idKey(id string) [2]uint64 {
+// PackID packs id's first 16 bytes big-endian, zero-padded, for the
+// orderings that break ties by ID (App.IDKey, the node index): where two
+// IDs' packs differ they order as the IDs do (a shorter ID sorts before
+// the longer one it prefixes), so most ties compare integers.
+func PackID(id string) [2]uint64 {
 	var b [16]byte
 	copy(b[:], id)
 	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}

@@ -1,10 +1,10 @@
 package node
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -68,13 +68,6 @@ func (a *ekey) less(b *ekey) bool {
 		return a.id1 < b.id1
 	}
 	return a.node.ID < b.node.ID
-}
-
-// idPrefix packs id's first 16 bytes for less.
-func idPrefix(id string) (uint64, uint64) {
-	var b [16]byte
-	copy(b[:], id)
-	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 }
 
 // ineligible is the available vector recorded for nodes that may not take
@@ -176,7 +169,8 @@ func (x *Index) Add(n *Node) {
 	}
 	x.widen(n)
 	e := ekey{key: x.sortKey(n), node: n}
-	e.id0, e.id1 = idPrefix(n.ID)
+	id := app.PackID(n.ID)
+	e.id0, e.id1 = id[0], id[1]
 	v := x.column(n)
 	x.insert(&e, &v)
 	x.n++

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -305,7 +306,8 @@ func TestLessOrdersLikeIDs(t *testing.T) {
 	}
 	entry := func(s string) *ekey {
 		e := &ekey{node: &Node{ID: s}}
-		e.id0, e.id1 = idPrefix(s)
+		id := app.PackID(s)
+		e.id0, e.id1 = id[0], id[1]
 		return e
 	}
 	for range 200000 {

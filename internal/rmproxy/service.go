@@ -359,7 +359,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 						s.choke(req.RmID, old, false)
 					}
 				}
-				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
+				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke, s.maxHeld)
 			}
 		}
 		s.mu.Lock()

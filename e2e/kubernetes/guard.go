@@ -99,6 +99,9 @@ func (c *cluster) saveREST(ctx context.Context, path, file string) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		return err

@@ -118,8 +118,12 @@ func compare(ctx context.Context, c *cluster, o options) error {
 		if s.proc == "shim" {
 			guard = c.stallGuard(w)
 		}
+		profiled := c.profileWave(ctx, name)
 		r, err := c.runWave(ctx, w, guard)
 		close(stopSampling)
+		if err := <-profiled; err != nil {
+			logf("%s: no profile: %v", s.name, err)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}

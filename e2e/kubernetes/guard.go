@@ -112,3 +112,20 @@ func (c *cluster) saveREST(ctx context.Context, path, file string) error {
 	}
 	return f.Close()
 }
+
+// profileWave starts a CPU profile of the shim process of contender name
+// (through its core's REST /debug/pprof/profile) when -profile is set; the
+// channel gets its outcome. kube-scheduler is not profiled.
+func (c *cluster) profileWave(ctx context.Context, name string) <-chan error {
+	out := make(chan error, 1)
+	if c.o.profile == "" || name == "kube-scheduler" {
+		out <- nil
+		return out
+	}
+	file := filepath.Join(c.o.profile, fmt.Sprintf("%s-%s.pprof", name, time.Now().Format("150405")))
+	go func() {
+		out <- c.saveREST(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(c.o.profileFor.Seconds())), file)
+		logf("profile of %s: %s", name, file)
+	}()
+	return out
+}

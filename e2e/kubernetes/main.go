@@ -35,6 +35,10 @@ type options struct {
 	referenceSrc string
 	// contenders are the schedulers of the comparison, in the order run
 	contenders string
+	// profile, when set, is a directory for a CPU profile of each shim's
+	// process over the first profileFor of its wave
+	profile    string
+	profileFor time.Duration
 	work       string
 	keep       bool
 	portBase   int
@@ -67,6 +71,8 @@ func main() {
 		ref = "../../../shared/peers/yunikorn-core"
 	}
 	flag.StringVar(&o.referenceSrc, "reference", ref, "the reference yunikorn-core source tree, run as a third contender when present (\"\" for none; $YUNIKORN_CORE_DIR)")
+	flag.StringVar(&o.profile, "profile", "", "a directory for a CPU profile of each shim (on Paddock, on the reference) over the start of its wave, read from its core's /debug/pprof/profile")
+	flag.DurationVar(&o.profileFor, "profile-for", 30*time.Second, "how long each -profile profile runs")
 	flag.StringVar(&o.contenders, "contenders", "kube-scheduler,paddock,yunikorn", "the comparison's schedulers, in the order run (kube-scheduler, paddock, yunikorn: the shim on the reference core)")
 	flag.StringVar(&o.work, "work", "", "working directory for certificates, data and logs (default: a new temporary one)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working directory (logs) after the run")

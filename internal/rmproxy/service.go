@@ -200,6 +200,11 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 	return nil
 }
 
+// Wake makes the service goroutine look at the clock now rather than at
+// its next tick: a virtual clock's owner calls it after moving the clock,
+// so that timers due fire at once.
+func (s *Service) Wake() { s.poke() }
+
 // poke wakes the service goroutine.
 func (s *Service) poke() {
 	select {

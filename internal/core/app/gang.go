@@ -83,7 +83,6 @@ func (a *App) Link(x, ph *Allocation) {
 	ph.Released = true
 	a.dropPlaceholder(ph)
 	a.linked++
-	a.taskGroup(ph.TaskGroup).Replaced++
 }
 
 // Swap completes a replacement at now: placeholder ph leaves the
@@ -103,6 +102,8 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	a.PlaceholderAllocated.Dec(ph.Res)
 	link(x, nil)
 	a.linked--
+	// as the reference, a replacement counts once the RM confirmed it
+	a.taskGroup(ph.TaskGroup).Replaced++
 	x.NodeID = ph.NodeID
 	x.PlaceholderUsed = true
 	x.SetAvoid("")
@@ -118,6 +119,10 @@ func (a *App) MarkReleased(ph *Allocation) {
 	ph.Released = true
 	a.dropPlaceholder(ph)
 }
+
+// Replaced counts a placeholder of a task group the RM released as
+// replaced without a replacement linked to it.
+func (a *App) Replaced(group string) { a.taskGroup(group).Replaced++ }
 
 // TimedOut counts a timed-out placeholder of a task group.
 func (a *App) TimedOut(group string) { a.taskGroup(group).TimedOut++ }

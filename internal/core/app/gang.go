@@ -77,9 +77,17 @@ func (a *App) dropPlaceholder(x *Allocation) {
 
 // Link takes pending real ask x out of scheduling to replace placeholder
 // ph: ph is marked released and waits for the RM's confirmation.
-func (a *App) Link(x, ph *Allocation) {
+func (a *App) Link(x, ph *Allocation) { a.LinkOn(x, ph, "") }
+
+// LinkOn is Link for a real ask that goes to node on ("": the
+// placeholder's) once the RM confirms the placeholder's release: the RM
+// refused the placeholder's node for it.
+func (a *App) LinkOn(x, ph *Allocation, on string) {
 	a.dequeue(x)
 	link(x, ph)
+	if on != "" && on != ph.NodeID {
+		x.rare.on = on
+	}
 	ph.Released = true
 	a.dropPlaceholder(ph)
 	a.linked++
@@ -87,13 +95,17 @@ func (a *App) Link(x, ph *Allocation) {
 
 // Swap completes a replacement at now: placeholder ph leaves the
 // application (its time goes to the History) and the real ask linked to it
-// becomes an allocation on ph's node. It returns the real allocation, or
-// nil when ph was not linked.
+// becomes an allocation on ph's node, or on the node it was linked on
+// (LinkOn). It returns the real allocation, or nil when ph was not linked.
 func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	x := ph.ReplacedBy()
 	h := HashKey(ph.Key)
 	if y, _ := a.Find(ph.Key, h); x == nil || y != ph {
 		return nil
+	}
+	node := ph.NodeID
+	if on := x.ReplaceOn(); on != "" {
+		node = on
 	}
 	a.all.remove(ph, h)
 	a.ended(ph, now)
@@ -104,7 +116,7 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	a.linked--
 	// as the reference, a replacement counts once the RM confirmed it
 	a.taskGroup(ph.TaskGroup).Replaced++
-	x.NodeID = ph.NodeID
+	x.NodeID = node
 	x.PlaceholderUsed = true
 	x.SetAvoid("")
 	x.Allocated = ph.Allocated

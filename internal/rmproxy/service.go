@@ -159,6 +159,7 @@ func (s *Service) Cycle() int {
 	}
 	made := s.step(now)
 	s.afterStep(len(work), made)
+	s.sweepIdle(now)
 	s.snaps.own.Unlock()
 	s.deliver(now, true)
 	s.reportTally()
@@ -198,6 +199,11 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 	s.poke()
 	return nil
 }
+
+// Wake makes the service goroutine look at the clock now rather than at
+// its next tick: a virtual clock's owner calls it after moving the clock,
+// so that timers due fire at once.
+func (s *Service) Wake() { s.poke() }
 
 // poke wakes the service goroutine.
 func (s *Service) poke() {
@@ -273,6 +279,7 @@ func (s *Service) loop() {
 			s.poke() // a pass gave way: go on with it after the inbox
 		}
 		s.watchCouriers()
+		s.sweepIdle(now)
 		s.reportTally()
 		s.serveSnapshots(now)
 	}
@@ -340,13 +347,14 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		return nil, errors.New("register: nil callback")
 	}
 	err := s.call(func(now time.Time) error {
-		if err := s.admits(req.RmID); err != nil {
+		if err := s.admits(req.RmID, now); err != nil {
 			return err
 		}
 		if err := s.eng.RegisterRM(req.RmID, req.PolicyGroup, req.Config, req.ExtraConfig); err != nil {
 			return err
 		}
 		s.noteRM(req, now)
+		s.noteIdle(req.RmID, cb, now)
 		s.callbacks[req.RmID] = cb
 		if !s.manual {
 			if old := s.couriers[req.RmID]; old == nil || old.paused.Load() {

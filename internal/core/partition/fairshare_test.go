@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
 
@@ -196,5 +197,87 @@ func TestFairShareVolcano3841(t *testing.T) {
 	}
 	if _, more, _ := settle(t, p, now.Add(time.Hour), 20); more != 0 {
 		t.Errorf("%d more victims once settled", more)
+	}
+}
+
+// TestFairShareExplained: a fair-share preemption's victims' releases and
+// events carry the rule and both queues' shares, the preemptor's
+// application gets an event naming its victims, the partition keeps the
+// decision, and a dry run answered the same beforehand; a queue at its
+// fair share is told why nothing would be preempted.
+func TestFairShareExplained(t *testing.T) {
+	p := mustPartition(t, fairConfig(true, "a:3", "b"))
+	var events []string
+	p.SetEventSink(func(r *event.Record) {
+		if r.Type == event.Request {
+			events = append(events, r.ObjectID+"|"+r.ReferenceID+"|"+r.Message)
+		}
+	})
+	p.AddNode("n1", vec(4000, 4<<30), resource.Vector{}, nil, true)
+	p.AddApp(AppRequest{ID: "a", Queue: "root.a", User: "u"}, t0)
+	p.AddApp(AppRequest{ID: "b", Queue: "root.b", User: "u"}, t0)
+	mustAddAsks(t, p, "b", 4, vec(1000, 1<<30), t0)
+	p.Schedule(t0)
+	p.Out.Take()
+	now := t0.Add(time.Minute)
+	mustAddAsks(t, p, "a", 1, vec(1000, 1<<30), now)
+	p.Schedule(now)
+	p.Out.Take()
+	if _, err := p.ExplainPreemption("a", "nope", now); err == nil {
+		t.Error("dry run of an unknown ask: want an error")
+	}
+	early, err := p.ExplainPreemption("a", "a-0", now)
+	if err != nil || early.Would || !strings.Contains(early.Why, "preemption.delay") {
+		t.Errorf("dry run within the delay = %+v, %v", early, err)
+	}
+	now = now.Add(2 * time.Second)
+	dry, err := p.ExplainPreemption("a", "a-0", now)
+	if err != nil || !dry.Would || dry.Decision.Rule != RuleFairShare || len(dry.Decision.Victims) != 1 || dry.Decision.Victims[0].AllocationKey != "b-0" {
+		t.Fatalf("dry run = %+v, %v", dry, err)
+	}
+	if len(p.PreemptDecisions()) != 0 || p.Out.Placements() {
+		t.Fatal("the dry run changed something")
+	}
+	p.Schedule(now)
+	out := p.Out.Take()
+	if len(out.Released) != 1 || out.Released[0].AllocationKey != "b-0" {
+		t.Fatalf("released %+v", out.Released)
+	}
+	want := "fair share rule: ask a-0 of application a in root.a below root (root.a at 0.2500 of the parent, fair share 0.7500, with the ask) takes 1 allocation(s) on node n1 from root.b at 1.0000 of the parent, fair share 0.2500"
+	if msg := out.Released[0].Message; msg != "preempted by a-0 of application a: "+want {
+		t.Errorf("release message %q", msg)
+	}
+	ds := p.PreemptDecisions()
+	if len(ds) != 1 || ds[0].Reason != want || ds[0].Reason != dry.Decision.Reason || ds[0].Preemptor.Share != 0.25 || ds[0].VictimQueues[0].Target != 0.25 {
+		t.Errorf("decisions %+v", ds)
+	}
+	joined := strings.Join(events, "\n")
+	for _, w := range []string{"a-0|a|Preempting 1 allocation(s) by the " + want, "b-0|b|Preempted by a-0 from application a in root.a: " + want} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("events lack %q:\n%s", w, joined)
+		}
+	}
+	// a second ask of a would put a above its share of 0.75 once b-0 goes
+	p.Release("b", "b-0", now)
+	p.Schedule(now)
+	if x, _ := p.apps["a"].Allocation("a-0"); x.NodeID != "n1" {
+		t.Fatalf("a-0 not placed: %+v", x)
+	}
+	for _, k := range []string{"m1", "m2", "m3"} {
+		p.AddAsk(&app.Allocation{Key: k, AppID: "a", Res: vec(1000, 1<<30), PreemptOther: true}, now)
+	}
+	settle(t, p, now.Add(time.Hour), 50)
+	if got := queueVcore(t, p, "root.a"); got != 3000 {
+		t.Fatalf("a holds %d, want its 3/4", got)
+	}
+	key := ""
+	for _, k := range []string{"m1", "m2", "m3"} {
+		if x, _ := p.apps["a"].Allocation(k); x.Pending() {
+			key = k
+		}
+	}
+	none, err := p.ExplainPreemption("a", key, now.Add(48*time.Hour))
+	if err != nil || none.Would || !strings.Contains(none.Why, "not by fair share under root") {
+		t.Errorf("dry run at the fair share = %+v, %v", none, err)
 	}
 }

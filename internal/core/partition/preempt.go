@@ -300,6 +300,9 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 			}
 		}
 	}
+	if x.Placeholder {
+		return preemptPlan{}, false // a gang preempts by the guaranteed rule only
+	}
 	return p.planFairShare(leaf, x, now)
 }
 
@@ -659,7 +662,7 @@ func less3(a, b [3]int64) bool {
 // preempting in its queues and released to the RM with
 // PREEMPTED_BY_SCHEDULER; the node is reserved for the ask.
 func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptPlan, now time.Time) {
-	p.preemptVictims(a, x, plan.victims, now)
+	p.preemptVictims(a, x, plan.victims, p.noteDecision(a, x, p.leafOf(a), plan, now), now)
 	if k, has := p.appReserved[a.ID]; has {
 		p.unreserve(k)
 	}
@@ -671,8 +674,9 @@ func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptP
 
 // preemptVictims marks victims as preempted for ask x of a, counts them as
 // preempting in their queues and releases them to the RM with
-// PREEMPTED_BY_SCHEDULER.
-func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, now time.Time) {
+// PREEMPTED_BY_SCHEDULER; the release message and the victim's event end
+// with why (noteDecision).
+func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, why string, now time.Time) {
 	l := p.log.Preemption
 	if x.RequiredNode != "" {
 		l = p.log.RequiredNodePreemption
@@ -688,9 +692,9 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 	x.TriggeredPreemption = true
 	took := x.TookFrom()[:0]
 	for _, v := range victims {
-		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID, now)
+		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID+": "+why, now)
 		if p.sink != nil {
-			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath, v.Res, now)
+			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath+": "+why, v.Res, now)
 		}
 		v.SetPreemptedFor(x)
 		x.AddVictims(1)

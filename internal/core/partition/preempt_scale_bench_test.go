@@ -138,6 +138,19 @@ func BenchmarkPreemptionAtScale(b *testing.B) {
 	}
 }
 
+// BenchmarkPreemptionBreadth is BenchmarkPreemptionAtScale's guaranteed
+// mode with the victim search comparing minCandidateNodes (100) workable
+// nodes rather than a tenth of the 10,000: what the search breadth costs.
+func BenchmarkPreemptionBreadth(b *testing.B) {
+	defer func(p int) { candidateNodesPercent = p }(candidateNodesPercent)
+	candidateNodesPercent = 0
+	for _, leaves := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("guaranteed/queues=%d/candidates=100", leaves), func(b *testing.B) {
+			preemptAtScale(b, leaves, false)
+		})
+	}
+}
+
 func preemptAtScale(b *testing.B, leaves int, fair bool) {
 	p, askLeaves := scalePartition(b, leaves, fair)
 	var lat []time.Duration

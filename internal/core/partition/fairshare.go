@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
+	"github.com/paddock-sched/paddock/internal/core/node"
 	"github.com/paddock-sched/paddock/internal/core/queue"
 	"github.com/paddock-sched/paddock/internal/resource"
 )
@@ -171,4 +172,30 @@ func (p *Partition) fairEntitled(leaf *queue.Queue, x *app.Allocation) bool {
 		}
 	}
 	return false
+}
+
+// scopeNodes lists the nodes that hold allocations of the leaves in the
+// scope of leaves, when the scope is a subtree below root: the victim
+// search then skips every other node without looking at its allocations,
+// and finds the same victims (a node without such allocations gives no
+// candidates). It returns nil, meaning every node, for a scope at root,
+// where listing would touch as many allocations as the search.
+func (p *Partition) scopeNodes(leaves *leafCache) map[*node.Node]bool {
+	if leaves.scope.top.Parent == nil {
+		return nil
+	}
+	only := map[*node.Node]bool{}
+	for q := range leaves.all() {
+		q.EachApp(func(a *app.App) {
+			a.Each(func(x *app.Allocation) bool {
+				if x.NodeID != "" {
+					if n := p.nodes[x.NodeID]; n != nil {
+						only[n] = true
+					}
+				}
+				return true
+			})
+		})
+	}
+	return only
 }

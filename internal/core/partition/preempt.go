@@ -414,12 +414,16 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 		best.node = p.findNode(x)
 	}
 	workable, enough := 0, p.candidateNodes()
+	only := p.scopeNodes(leaves)
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		if best.node != nil && len(best.victims) == 0 {
 			return false // a node has room already: only the queues need victims
 		}
 		if workable >= enough {
 			return false
+		}
+		if only != nil && !only[n] {
+			return true // no allocation of the scope's leaves: no candidates
 		}
 		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true

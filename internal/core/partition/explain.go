@@ -252,8 +252,9 @@ func (p *Partition) ExplainPreemption(appID, key string, now time.Time) (Preempt
 		return no("ask %s waits for its queue's preemption.delay (%s) until %s", key, leaf.Props.PreemptionDelay, due.Format(time.RFC3339))
 	}
 	fits := ""
+	blocked := blockingMax(leaf, &x.Res) != nil
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
-		if n.Schedulable && (n.ReservedFor == "" || n.ReservedFor == x.Key) && x.Res.Fits(n.Available()) && blockingMax(leaf, &x.Res) == nil {
+		if !blocked && n.Schedulable && (n.ReservedFor == "" || n.ReservedFor == x.Key) && x.Res.Fits(n.Available()) {
 			fits = n.ID
 			return false
 		}

@@ -178,10 +178,19 @@ func (p *Partition) fairEntitled(leaf *queue.Queue, x *app.Allocation) bool {
 // scope of leaves, when the scope is a subtree below root: the victim
 // search then skips every other node without looking at its allocations,
 // and finds the same victims (a node without such allocations gives no
-// candidates). It returns nil, meaning every node, for a scope at root,
-// where listing would touch as many allocations as the search.
+// candidates). It returns nil, meaning every node, for a scope at root or
+// one holding more than a twentieth of the partition, where listing would
+// touch about as many allocations as the search itself.
 func (p *Partition) scopeNodes(leaves *leafCache) map[*node.Node]bool {
-	if leaves.scope.top.Parent == nil {
+	sc := leaves.scope
+	if sc.top.Parent == nil {
+		return nil
+	}
+	held := sc.top.Allocated
+	if sc.exclude != nil && isAncestor(sc.top, sc.exclude) {
+		held = held.Sub(sc.exclude.Allocated)
+	}
+	if resource.DominantShare(held, p.cluster) > 0.05 {
 		return nil
 	}
 	only := map[*node.Node]bool{}

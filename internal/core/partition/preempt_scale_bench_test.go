@@ -123,8 +123,9 @@ func scalePartition(b *testing.B, leaves int, fair bool) (*Partition, []string) 
 // sends each ask's victims' releases to the RM, as the engine runs passes
 // back to back (a pass makes at most maxPreemptAttempts attempts), and the
 // process CPU per preemption decision. Each b.N is one burst of scaleBurst
-// asks of 2 vcore and priority 10; the victims are released and the asks
-// placed before the next burst. mode guaranteed: the asks come from
+// asks of priority 10, of 2 vcore (two victims) in mode guaranteed and
+// 1 vcore in mode fairshare; the victims are released and the asks placed
+// before the next burst. mode guaranteed: the asks come from
 // root.urgent, below its guarantee. mode fairshare: the asks come from
 // empty leaves below their fair share, every parent has fair-share
 // preemption on, and nothing is guaranteed.
@@ -170,7 +171,15 @@ func preemptAtScale(b *testing.B, leaves int, fair bool) {
 			if err := p.AddApp(AppRequest{ID: id, Queue: q, User: "v"}, now); err != nil {
 				b.Fatal(err)
 			}
-			if err := p.AddAsk(&app.Allocation{Key: "x", AppID: id, Res: vec(2*scaleVictimVcore, 8<<30), Priority: 10, PreemptOther: true, PreemptSelf: true}, now); err != nil {
+			res := vec(2*scaleVictimVcore, 8<<30)
+			if fair {
+				// one victim: a sibling's allocations are scattered (at
+				// 1,000 leaves a parent's subtree holds 0.2 per node), so
+				// two on one node are rare, and the victims of an ask
+				// must share its node
+				res = vec(scaleVictimVcore, 4<<30)
+			}
+			if err := p.AddAsk(&app.Allocation{Key: "x", AppID: id, Res: res, Priority: 10, PreemptOther: true, PreemptSelf: true}, now); err != nil {
 				b.Fatal(err)
 			}
 			keys[id] = true
@@ -182,7 +191,10 @@ func preemptAtScale(b *testing.B, leaves int, fair bool) {
 		cpu0 := cpuTime()
 		for passes := 0; len(keys) > 0; passes++ {
 			if passes > 4*scaleBurst {
-				b.Fatalf("%d asks without victims after %d passes", len(keys), passes)
+				for id := range keys {
+					d, err := p.ExplainPreemption(id, "x", now)
+					b.Fatalf("%d asks without victims after %d passes; %s: %+v %v", len(keys), passes, id, d, err)
+				}
 			}
 			p.Schedule(now)
 			out := p.Out.Take()

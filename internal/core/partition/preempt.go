@@ -516,7 +516,7 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 	if best.node == nil {
 		return preemptPlan{}, false
 	}
-	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves.all(), eligible, &g) {
+	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
 		return preemptPlan{}, false
 	}
 	best.fair = scope.fair
@@ -526,7 +526,7 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 // queueRoom adds victims from any node until every queue on the ask's
 // path has room for it once the victims are gone (plan.victims grows in
 // place). It reports false when the eligible victims do not suffice.
-func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*app.Allocation, leaves map[*queue.Queue]*victimLeaf, eligible func(*app.Allocation) (victim, bool), g *guard) bool {
+func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*app.Allocation, leaves *leafCache, eligible func(*app.Allocation) (victim, bool), g *guard) bool {
 	removed := func(q *queue.Queue) resource.Vector {
 		var r resource.Vector
 		for _, v := range *victims {
@@ -555,7 +555,10 @@ func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*
 		}
 	}
 	var cands []victim
-	for q := range leaves {
+	// every leaf in scope, listed only now: a full cluster's root max
+	// blocks every ask, and the victims on the chosen node usually
+	// suffice
+	for q := range leaves.all() {
 		for _, a := range q.Apps() {
 			a.Each(func(v *app.Allocation) bool {
 				if c, ok := eligible(v); ok && !taken[v] {

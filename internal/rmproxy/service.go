@@ -336,6 +336,21 @@ func (s *Service) Inspect(f func(e *engine.Engine)) error {
 	return s.call(func(time.Time) error { f(s.eng); return nil })
 }
 
+// ExplainPreemption is a dry run of preemption for a pending ask, at the
+// service's time, on the service goroutine (partition.ExplainPreemption).
+func (s *Service) ExplainPreemption(rmID, partitionName, appID, key string) (partition.PreemptDryRun, error) {
+	var out partition.PreemptDryRun
+	err := s.call(func(now time.Time) error {
+		p, err := s.eng.Partition(rmID, partitionName)
+		if err != nil {
+			return err
+		}
+		out, err = p.ExplainPreemption(appID, key, now)
+		return err
+	})
+	return out, err
+}
+
 // RegisterResourceManager registers (or re-registers) an RM. It is
 // synchronous: when it returns, the RM's partitions exist. Do not call it
 // from inside a callback.

@@ -111,6 +111,8 @@ type Partition struct {
 	users *usage.Manager
 	// log holds the engine's loggers (logs.go).
 	log *Loggers
+	// decisions are the last preemption decisions (explain.go).
+	decisions []PreemptDecision
 
 	Out Outbox
 	// Stats counts the partition's decisions.

@@ -141,6 +141,10 @@ type Options struct {
 	// TailTiers names the tiers with the latency tail (nil:
 	// DefaultTailTiers; empty: none).
 	TailTiers []string
+	// Seed varies the model's random draws (the latency tail's): the draw
+	// of a task is a function of its ask key and Seed, so the same seed
+	// gives the same decisions. Seed 0 is the replay's default draw.
+	Seed uint64
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -206,6 +210,7 @@ type task struct {
 	sent        bool          // submitted to the scheduler (maybe still held)
 	held        bool          // sent, but waiting out SubmitLatency
 	allocAt     time.Duration // when our scheduler placed it, -1 not yet
+	reachAt     time.Duration // when its ask reached the scheduler (the model's latency over)
 	node        string
 	gen         int // submission count, part of the ask key
 	cpu, mem    float64
@@ -588,7 +593,7 @@ func (s *sim) deliverUntil(at time.Duration) {
 				// create it again, as a new submission would
 				t.app = s.app(t.job, t.user, t.tier)
 			}
-			s.queueAsk(t)
+			s.queueAsk(t, h.at)
 		}
 	}
 }

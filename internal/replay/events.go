@@ -134,6 +134,12 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 	t := s.tasks[id]
 	switch {
 	case e.Type == borg.EventSubmit:
+		if t != nil && t.ended && t.allocAt >= 0 {
+			// the trace ended its run (an eviction, a failure, a kill)
+			// and submits it again: our run ends now as well, and the
+			// new submission is a new ask that must find room again
+			s.endRun(t, now)
+		}
 		if t != nil && (t.sent || t.allocAt >= 0) {
 			t.traceSubmit = now // the trace's own delay counts from here
 			return              // already pending or running with us

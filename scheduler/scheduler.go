@@ -56,6 +56,10 @@ type Options struct {
 	// SnapshotMaxAge bounds how stale REST, metrics and health reads may be
 	// (250 ms when 0; negative: always current). View is always current.
 	SnapshotMaxAge time.Duration
+	// Standby starts the scheduler as a hot standby: it takes in and keeps
+	// everything its RMs send but decides nothing until Activate (see
+	// Scheduler.Activate).
+	Standby bool
 }
 
 // Scheduler is a running Paddock.
@@ -73,6 +77,7 @@ func Start(o Options) (*Scheduler, error) {
 	srv, err := serve.Start(serve.Options{
 		RESTAddr: o.RESTAddr, GRPCAddr: o.GRPCAddr, TLS: o.TLS, Token: o.Token,
 		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir,
+		Standby: o.Standby,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/paddock-sched/paddock/internal/rmproxy"
+import (
+	"time"
+
+	"github.com/paddock-sched/paddock/internal/rmproxy"
+)
 
 // A hot standby is a second scheduler fed the same input as the leader,
 // ready to lead at once. Started with Options.Standby, or made one by
@@ -42,3 +46,13 @@ func (s *Scheduler) Deactivate() { s.srv.Service().Fence() }
 
 // Standby reports whether the scheduler is a standby.
 func (s *Scheduler) Standby() bool { return s.srv.Service().Standby() }
+
+// LeadUntil bounds the leadership in time: from t on the scheduler is
+// fenced as by Deactivate, unless a later call moved t; the zero time
+// removes the bound. A leader calls it after each renewal of its lease
+// with the renewal's start plus a renew deadline shorter than the lease,
+// so that every delivery checks the lease's time as well as the flag, and
+// a leader whose renewals stop (starved, cut off from the lease service)
+// stops deciding by itself before another replica can take the lease
+// over. Activate keeps the bound: set it first.
+func (s *Scheduler) LeadUntil(t time.Time) { s.srv.Service().LeadUntil(t) }

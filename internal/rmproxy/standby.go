@@ -50,10 +50,27 @@ type leadGate struct {
 	diverged atomic.Bool
 	// dropped counts the SI items of the stopped deliveries
 	dropped atomic.Int64
+	// until, when not 0, is the time (unix nanoseconds) the gate closes
+	// by itself: the end of the lease as the leader last renewed it
+	// (LeadUntil)
+	until atomic.Int64
 }
 
-// closed reports whether the gate stops decisions; a nil gate never does.
-func (g *leadGate) closed() bool { return g != nil && g.standby.Load() }
+// closed reports whether the gate stops decisions, closing it for good
+// once the lease deadline passed; a nil gate never does.
+func (g *leadGate) closed() bool {
+	if g == nil {
+		return false
+	}
+	if g.standby.Load() {
+		return true
+	}
+	if u := g.until.Load(); u != 0 && time.Now().UnixNano() >= u {
+		g.standby.Store(true)
+		return true
+	}
+	return false
+}
 
 // fenced reports whether the gate of p is closed, and then drops what
 // p has not sent yet, noting the decisions among it.
@@ -71,7 +88,7 @@ func (p *parcel) fenced() bool {
 }
 
 // Standby reports whether the service is a standby.
-func (s *Service) Standby() bool { return s.lead.standby.Load() }
+func (s *Service) Standby() bool { return s.lead.closed() }
 
 // Fence makes the service a standby: from the moment it returns, no
 // placement is made (the node checks refuse every node) and nothing but
@@ -80,6 +97,21 @@ func (s *Service) Standby() bool { return s.lead.standby.Load() }
 // its end placing nothing. Safe from any goroutine, and while a callback
 // runs.
 func (s *Service) Fence() { s.lead.standby.Store(true) }
+
+// LeadUntil bounds the leadership in time: from t on the service is
+// fenced as by Fence, unless a later call moved t. A leader calls it
+// after every renewal of its lease, with the renewal's start plus a
+// deadline shorter than the lease, so that it stops deciding before any
+// other replica can take the lease over, even when the renewals stop
+// coming (the process starved, the lease service unreachable). The zero
+// time removes the bound.
+func (s *Service) LeadUntil(t time.Time) {
+	if t.IsZero() {
+		s.lead.until.Store(0)
+		return
+	}
+	s.lead.until.Store(t.UnixNano())
+}
 
 // Activate makes a standby lead: the outcomes held while it was a standby
 // are delivered, then a scheduling pass of every partition runs at once

@@ -271,3 +271,36 @@ func TestFenceDuringAPass(t *testing.T) {
 		t.Fatalf("Activate after a pass across the fence: %v, want ErrDiverged", err)
 	}
 }
+
+// A lease deadline that passes fences the service by itself: the next
+// delivery drops its decisions, and the service stays a standby; one
+// that lies ahead changes nothing.
+func TestLeaseDeadlineFences(t *testing.T) {
+	v := clock.NewVirtual(time.Unix(1000, 0))
+	s := NewManual(v)
+	rec := newRecorder()
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", Config: cfg}, rec); err != nil {
+		t.Fatal(err)
+	}
+	s.LeadUntil(time.Now().Add(time.Hour))
+	standbyInput(t, s)
+	s.Cycle()
+	if placed(rec) != 4 || s.Standby() {
+		t.Fatalf("within its lease the service placed %d (want 4), standby %v", placed(rec), s.Standby())
+	}
+	s.LeadUntil(time.Now().Add(-time.Millisecond))
+	if !s.Standby() {
+		t.Fatal("a lease deadline in the past left the service leading")
+	}
+	s.LeadUntil(time.Time{})
+	if !s.Standby() {
+		t.Fatal("removing the deadline after it passed made the service lead again")
+	}
+	must(t, s.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{
+		{AllocationKey: "after", ApplicationID: "app1", PartitionName: "default", ResourcePerAlloc: res(1000, 1<<30)},
+	}}))
+	s.Cycle()
+	if placed(rec) != 4 {
+		t.Fatalf("the service placed %d after its lease ended, want the 4 from before", placed(rec))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"go.uber.org/zap"
@@ -75,6 +76,14 @@ func (s *ServiceContext) Activate() error {
 func (s *ServiceContext) Deactivate() {
 	if s.Paddock != nil {
 		s.Paddock.Deactivate()
+	}
+}
+
+// LeadUntil fences the scheduler at t unless moved again (the lease's
+// renew deadline; scheduler.Scheduler.LeadUntil).
+func (s *ServiceContext) LeadUntil(t time.Time) {
+	if s.Paddock != nil {
+		s.Paddock.LeadUntil(t)
 	}
 }
 

@@ -61,6 +61,10 @@ type Options struct {
 	// FakeClock lets an RM's tests pass placeholder timeouts, preemption
 	// delays and other timers at once, on virtual time.
 	Clock Clock
+	// Standby starts the scheduler as a hot standby: it takes in and keeps
+	// everything its RMs send but decides nothing until Activate (see
+	// Scheduler.Activate).
+	Standby bool
 }
 
 // Scheduler is a running Paddock.
@@ -86,6 +90,7 @@ func Start(o Options) (*Scheduler, error) {
 	srv, err := serve.Start(serve.Options{
 		RESTAddr: o.RESTAddr, GRPCAddr: o.GRPCAddr, TLS: o.TLS, Token: o.Token,
 		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir, Clock: clk,
+		Standby: o.Standby,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

@@ -63,6 +63,9 @@ type parcel struct {
 	waiting []*si.UpdateContainerSchedulingStateRequest
 	events  []*si.EventRecord
 	n       int64 // items, set as it is handed over
+	// gate, when closed as the parcel is sent, stops all but its node
+	// answers (standby.go)
+	gate *leadGate
 }
 
 // items counts the SI items of the parcel's responses, its events aside
@@ -88,19 +91,37 @@ func (p *parcel) empty() bool {
 		len(p.waiting) == 0 && len(p.events) == 0
 }
 
-// send makes the parcel's calls.
+// send makes the parcel's calls. Before each call past the node answers
+// it checks the leadership gate: once closed, the rest is dropped
+// (standby.go).
 func (p *parcel) send() {
 	if p.nodes != nil {
 		_ = p.cb.UpdateNode(p.nodes)
+		p.nodes = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.apps != nil {
 		_ = p.cb.UpdateApplication(p.apps)
+		p.apps = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.allocs != nil {
 		_ = p.cb.UpdateAllocation(p.allocs)
+		p.allocs = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.later != nil {
 		_ = p.cb.UpdateApplication(p.later)
+		p.later = nil
+	}
+	if p.fenced() {
+		return
 	}
 	for _, w := range p.waiting {
 		p.cb.UpdateContainerSchedulingState(w)

@@ -91,6 +91,8 @@ type Service struct {
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
+	// lead is the standby gate (standby.go)
+	lead leadGate
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
@@ -287,6 +289,9 @@ func (s *Service) loop() {
 
 // step runs one engine step, timed when a hook wants the duration.
 func (s *Service) step(now time.Time) int {
+	if s.lead.closed() {
+		return 0 // a standby decides nothing (standby.go)
+	}
 	if s.hooks.Latency != nil {
 		defer s.reportLatency()
 	}
@@ -415,6 +420,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// the allocations it heard of (it then hears of each first)
 		settles := func() bool { return !*blind && (asks == nil || asks.AnswersPredicates()) }
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
+			if s.lead.closed() {
+				return errStandby
+			}
 			if c != nil && c.paused.Load() {
 				return errStalled
 			}
@@ -443,7 +451,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
-			if c != nil && c.paused.Load() {
+			if c != nil && c.paused.Load() || s.lead.closed() {
 				return false, 0
 			}
 			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) && !s.settle(rmID, c) {

@@ -125,6 +125,10 @@ type Options struct {
 	// before the owner registers its RM; Shutdown (or a failed Start)
 	// stops it.
 	Service *rmproxy.Service
+	// Standby starts the scheduler as a standby: it takes in what its RMs
+	// send and decides nothing until Service().Activate (rmproxy
+	// standby.go).
+	Standby bool
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -189,6 +193,9 @@ func Start(o Options) (*Server, error) {
 	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1), uiDir: o.UIDir}
 	if s.svc = o.Service; s.svc == nil {
 		s.svc = rmproxy.New(o.Clock)
+		if o.Standby {
+			s.svc.Fence()
+		}
 		if err := s.limit(o); err != nil {
 			s.svc.Stop()
 			return nil, err

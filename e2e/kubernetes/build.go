@@ -40,6 +40,9 @@ func buildAll(ctx context.Context, o options, bin string) error {
 			return err
 		}
 	}
+	if o.deploy == deployChart {
+		return buildChartMode(ctx, o, bin)
+	}
 	return buildShim(ctx, o, bin)
 }
 

@@ -217,9 +217,37 @@ func (c *cluster) checkMemory(ctx context.Context, p *proc, metrics map[string]f
 		return err
 	}
 	req, lim := ct.Resources.Requests[corev1.ResourceMemory], ct.Resources.Limits[corev1.ResourceMemory]
-	logf("   memory: GOMEMLIMIT=%s from the chart is the Go runtime's limit; RSS %d MiB after start-up against the chart's request %s and limit %s (podman's memory limit %s bytes)",
-		want, rss/1024, req.String(), lim.String(), limit)
+	logf("   memory: GOMEMLIMIT=%s from the chart is the Go runtime's limit; RSS %d MiB after start-up against the chart's request %s and limit %s (podman's memory limit %s bytes, the kernel's cgroup limit %s)",
+		want, rss/1024, req.String(), lim.String(), limit, cgroupMemoryLimit(p.pid()))
 	return nil
+}
+
+// cgroupMemoryLimit is the memory limit of the cgroup a process is in, as
+// the kernel reports it (cgroup v1 or v2), or why it is not known.
+func cgroupMemoryLimit(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return err.Error()
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(l, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			file = filepath.Join("/sys/fs/cgroup", f[2], "memory.max")
+		case strings.Contains(","+f[1]+",", ",memory,"):
+			file = filepath.Join("/sys/fs/cgroup/memory", f[2], "memory.limit_in_bytes")
+		default:
+			continue
+		}
+		if v, err := os.ReadFile(file); err == nil {
+			return strings.TrimSpace(string(v)) + " bytes"
+		}
+	}
+	return "unknown (no memory cgroup file readable)"
 }
 
 func procStatusKB(pid int, field string) (int64, error) {

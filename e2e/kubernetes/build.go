@@ -40,6 +40,9 @@ func buildAll(ctx context.Context, o options, bin string) error {
 			return err
 		}
 	}
+	if o.deploy == deployChart {
+		return buildChartMode(ctx, o, bin)
+	}
 	if err := buildShim(ctx, o, bin); err != nil {
 		return err
 	}

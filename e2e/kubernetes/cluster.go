@@ -49,6 +49,8 @@ type cluster struct {
 	// restAddr is the REST API of the scheduler core running (Paddock's,
 	// or the reference's while it runs)
 	restAddr string
+	// chart is the installed chart in chart mode (-deploy chart)
+	chart *chartInstall
 }
 
 func newCluster(o options, bin, work string) *cluster {
@@ -61,11 +63,19 @@ func (c *cluster) port(off int) string { return strconv.Itoa(c.o.portBase + off)
 
 func (c *cluster) apiServer() string { return "https://127.0.0.1:" + c.port(443) }
 
-// restURL is the REST API of the scheduler core running: Paddock's, or
-// the reference's while it runs.
-func (c *cluster) restURL() string { return "http://" + c.restAddr }
+// restURL is the REST API of the scheduler core running: Paddock's (in
+// its chart pod in chart mode), or the reference's while it runs.
+func (c *cluster) restURL() string {
+	if c.chart != nil {
+		return "http://" + c.chart.restAddr
+	}
+	return "http://" + c.restAddr
+}
 
 func (c *cluster) start(name string, env []string, args ...string) error {
+	if _, ok := chartPods[name]; ok && c.chart != nil {
+		return c.startChartPod(context.Background(), name)
+	}
 	if p := c.procs[name]; p != nil && !p.exited() {
 		return fmt.Errorf("%s already running", name)
 	}
@@ -371,6 +381,10 @@ func (c *cluster) writeShimConfig(ctx context.Context, queues string) error {
 			"admissionController.webHook.schedulerServiceAddress": "127.0.0.1:" + c.port(80),
 			"admissionController.filtering.processNamespaces":     "^adm-",
 		},
+	}
+	if c.chart != nil {
+		// the chart's pods reach the scheduler at the default address
+		delete(cm.Data, "admissionController.webHook.schedulerServiceAddress")
 	}
 	old, err := cms.Get(ctx, shimConfigMap, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {

@@ -51,6 +51,7 @@ type options struct {
 	streams    int
 	waveWait   time.Duration
 	skipBuild  bool
+	deploy     string
 }
 
 func main() {
@@ -86,6 +87,7 @@ func main() {
 	flag.IntVar(&o.streams, "http2-streams", 0, "kube-apiserver --http2-max-streams-per-connection (0: its default, 100 streams, past which a client dials a new TLS connection per waiting request)")
 	flag.DurationVar(&o.waveWait, "wave-timeout", 15*time.Minute, "longest a wave may take to be bound")
 	flag.BoolVar(&o.skipBuild, "no-build", false, "use the programs in the cache as they are")
+	flag.StringVar(&o.deploy, "deploy", deployProcess, "how the shim and admission controller run: \"process\" (host processes, admin credentials) or \"chart\" (the upstream Helm chart's objects and RBAC, deploy/build-images' images run by podman with the chart's ServiceAccounts)")
 	flag.Parse()
 	if err := validate(o); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -104,6 +106,9 @@ func main() {
 func validate(o options) error {
 	if o.nodes < 1 || o.pods < 1 || o.namespaces < 1 {
 		return fmt.Errorf("-nodes, -pods and -namespaces must be positive")
+	}
+	if o.deploy != deployProcess && o.deploy != deployChart {
+		return fmt.Errorf("-deploy must be %q or %q", deployProcess, deployChart)
 	}
 	if o.qps < 1 {
 		return fmt.Errorf("-qps must be positive")
@@ -170,6 +175,19 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	logf("%d KWOK nodes Ready in %s", o.nodes, since(t))
+	if o.deploy == deployChart {
+		if err := c.installChart(ctx); err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		if err := c.chartOperations(ctx); err != nil {
+			return fmt.Errorf("chart operations: %w", err)
+		}
+		defer func() {
+			if rerr := c.checkForbidden(); rerr != nil && err == nil {
+				err = rerr
+			}
+		}()
+	}
 
 	if o.compare {
 		if err := compare(ctx, c, o); err != nil {

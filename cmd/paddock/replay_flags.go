@@ -54,7 +54,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		tailP90:         fs.Duration("tail-p90", 0, fmt.Sprintf("reclaim model: p90 of the latency of the -tail-tiers' tasks, lognormal with median -submit-latency (0: the default, %s; negative: no tail)", replay.DefaultTailP90)),
 		tailMax:         fs.Duration("tail-max", 0, fmt.Sprintf("reclaim model: longest tail latency (0: the default, %s; negative: no maximum)", replay.DefaultTailMax)),
 		tailTiers:       fs.String("tail-tiers", strings.Join(replay.DefaultTailTiers, ","), "reclaim model: tiers whose tasks have the latency tail (comma-separated; \"\" none)"),
-		schedRate:       fs.Float64("sched-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput, asks per second of trace time let through to it, highest priority first (0: the default, %g; negative: no limit)", replay.DefaultSchedRate)),
+		schedRate:       fs.Float64("sched-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput, asks per second of trace time let through to it, highest priority first (0: the default, %g on 2011 traces, none on 2019 ones; negative: no limit)", replay.DefaultSchedRate)),
 		schedBurst:      fs.Float64("sched-burst", 0, fmt.Sprintf("reclaim model: how many asks the scheduler takes at once after a quiet spell (0: the default, %g)", replay.DefaultSchedBurst)),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}

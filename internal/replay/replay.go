@@ -33,9 +33,25 @@
 // not use; ModelLimits is the replay before the model. The reclaim model
 // also gives the mid, production and monitoring tiers a latency tail
 // (tail.go): the 2011 cell takes half a minute or more to place a tenth
-// of its production tasks while it has room for them. Its parameters are
-// assumptions, set from the bundled 2011 cell's figures and checked on all
-// its windows and on generated 2019-format cells.
+// of its production tasks while it has room for them; and it lets asks
+// through to the scheduler at Borg's throughput (throughput.go), highest
+// priority first. Its parameters are assumptions or measurements of the
+// bundled 2011 cell (parts 0-1), checked on the cell's parts 2-3 (not
+// bundled; scripts/replay-windows) and on generated 2019-format cells.
+//
+// A task the trace ends (an eviction, a failure, a kill) and submits again
+// while the replay still runs it ends with the replay too, and its new
+// submission is a new ask.
+//
+// # Whose delay
+//
+// Every placed task's delay (Summary.Delays) is the sum of the modelled
+// latency before its ask reached the scheduler (Summary.ModelDelays: the
+// submission latency, the tail, the wait for the throughput, a 2019 batch
+// scheduler's queueing) and the scheduler's own wait from there to the
+// cycle that placed it (Summary.SchedDelays). The fidelity compares the
+// sum with the trace; a change of queue configuration changes the second.
+// Options.Seed varies the model's random draws (the tail's).
 //
 // # Windows
 //
@@ -143,8 +159,9 @@ type Options struct {
 	TailTiers []string
 	// SchedRate is the scheduler's throughput in the reclaim model: at
 	// most this many asks a second of trace time reach the scheduler,
-	// highest priority first (throughput.go; the default DefaultSchedRate;
-	// negative: no limit).
+	// highest priority first (throughput.go; 0: DefaultSchedRate on 2011
+	// traces, where it was measured, no limit on 2019 ones; negative: no
+	// limit).
 	SchedRate float64
 	// SchedBurst is how many asks the scheduler can take at once after a
 	// quiet spell (the default DefaultSchedBurst; at least one).
@@ -312,16 +329,19 @@ func Run(opts Options) (*Summary, error) {
 	if opts.MemScale <= 0 {
 		opts.MemScale = DefaultMemScale
 	}
+	tr, err := borg.Open(opts.Trace)
+	if err != nil {
+		return nil, err
+	}
+	if opts.SchedRate == 0 && tr.Format() == borg.Format2019 {
+		opts.SchedRate = -1 // the default throughput is the 2011 cell's (throughput.go)
+	}
 	opts.setModelDefaults()
 	if opts.Sample <= 0 {
 		opts.Sample = time.Minute
 	}
 	if opts.Config == "" {
 		opts.Config = DefaultConfig
-	}
-	tr, err := borg.Open(opts.Trace)
-	if err != nil {
-		return nil, err
 	}
 	w := borg.Window{Start: 0, End: opts.End.Microseconds()}
 	st, err := tr.Stream(w)

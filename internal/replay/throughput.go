@@ -14,28 +14,40 @@ import (
 // behind a large job" (Verma et al., EuroSys 2015, §3.4), so the cell
 // places a finite number of tasks a second, and when more asks are ready
 // than that, the lower priorities and the jobs with many tasks wait. The
-// trace shows both the limit and the wait: the busiest 10 s of the cell's
-// first four shards place 3,172 tasks (317/s, parts 0-1) and 3,063
-// (306/s, parts 2-3), and when a 4,000-task free job and a 1,057-task one
-// arrive together (at 12,360 s) their tasks are placed over 10-120 s while
-// the cell places 100-300 tasks a second.
+// trace shows the limit and the wait: at 12,360 s (part 2) a 4,000-task
+// priority-1 job and a 1,057-task one arrive and Borg evicts 6,300
+// priority-0 tasks, which are submitted again; the cell places about
+// 10,900 tasks in the next 80 s and the free band's p90 delay in that
+// part is 39 s.
 //
 // The replay's scheduler (Paddock) is far faster than that, so the model
-// puts Borg's rate in front of it: the asks whose submission latency is
-// over wait in a ready queue, and each cycle at most SchedRate tasks a
-// second of the time since the previous cycle (never more than one
-// interval's worth: unused throughput is not saved up) reach the
-// scheduler, highest priority first, one task per job in turn within a
-// priority. The wait in the ready queue is modelled latency, not the
-// scheduler's (Summary.ModelDelays).
+// puts Borg's rate in front of it, as a token bucket: the asks whose
+// submission latency is over wait in a ready queue; each cycle lets
+// through as many as there are tokens, highest priority first and one
+// task per job in turn within a priority; tokens come back at SchedRate a
+// second up to SchedBurst. The wait in the ready queue is modelled
+// latency, not the scheduler's (Summary.ModelDelays).
+//
+// Both constants are read off the calibration shards' placement counts,
+// not fitted to their delays: SchedRate is the rate of the busiest 80 s
+// (parts 0-1: 7,890 SCHEDULE events, 99/s), SchedBurst the busiest 10 s
+// less 10 s of that rate (3,172 - 990). The trace's counts are a lower
+// bound on what Borg could place (it placed what was asked), so the rate
+// is the cell's demonstrated throughput, not its capacity. Parts 2-3 give
+// 136/s and 1,700 the same way. README.md gives the results of both and
+// their sensitivity.
+//
+// The measurement is the 2011 cell's, so a 2019 trace has no throughput
+// limit unless Options.SchedRate sets one: on a generated 2019 cell, whose
+// delays the generator draws without any limit, 100/s holds the free
+// tier's tasks behind the higher tiers (p90 24 s against the drawn 6 s).
 
-// DefaultSchedRate is the reclaim model's scheduler throughput, tasks per
-// second of trace time: the trace's own busiest 10 s on parts 0-3 (306-317
-// tasks/s), rounded down. Measured, not fitted to the delays; see the
-// package documentation for how sensitive the results are to it.
+// DefaultSchedRate is the reclaim model's scheduler throughput, asks per
+// second of trace time (parts 0-1's busiest 80 s).
 const DefaultSchedRate = 100.0
 
-// DefaultSchedBurst is the reclaim model's burst.
+// DefaultSchedBurst is the reclaim model's burst, asks at once (parts
+// 0-1's busiest 10 s less 10 s of DefaultSchedRate, rounded).
 const DefaultSchedBurst = 2200.0
 
 // readyAsk is an ask whose latency is over, waiting for the throughput.

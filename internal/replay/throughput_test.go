@@ -2,6 +2,7 @@ package replay
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +97,26 @@ func TestEvictionResubmits(t *testing.T) {
 	if s.Scheduled != 2 || !slices.Equal(s.Delays[0], []time.Duration{time.Second, time.Second}) ||
 		len(s.TraceDelays[0]) != 2 || s.RunningAtEnd != 0 {
 		t.Fatalf("scheduled %d, delays %v, trace delays %v, running at end %d", s.Scheduled, s.Delays[0], s.TraceDelays[0], s.RunningAtEnd)
+	}
+}
+
+// The default throughput is the 2011 cell's: 2019 traces have none unless
+// SchedRate sets one.
+func TestThroughputDefaultPerFormat(t *testing.T) {
+	s, err := Run(Options{Trace: throughputFixture(t), End: 700 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.Model, "at most 100 asks/s (bursts of 2200)") {
+		t.Errorf("2011 model: %s", s.Model)
+	}
+	for rate, want := range map[float64]string{0: "no throughput limit", 50: "at most 50 asks/s"} {
+		s, err = Run(Options{Trace: "../sim/borg/testdata/t2019", SchedRate: rate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(s.Model, want) {
+			t.Errorf("2019 model, SchedRate %g: %s", rate, s.Model)
+		}
 	}
 }

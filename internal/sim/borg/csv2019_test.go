@@ -1,9 +1,6 @@
 package borg
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -17,33 +14,7 @@ import (
 // README.md for the source and the licence).
 const sample2019 = "testdata/clusterdata2019-sample"
 
-func TestReal2019SampleChecksums(t *testing.T) {
-	f, err := os.Open(filepath.Join(sample2019, "SHA256SUMS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		if !ok {
-			t.Fatalf("bad SHA256SUMS line %q", sc.Text())
-		}
-		data, err := os.ReadFile(filepath.Join(sample2019, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.Sum256(data)
-		if got := hex.EncodeToString(h[:]); got != sum {
-			t.Errorf("%s: sha256 %s, want %s", name, got, sum)
-		}
-		n++
-	}
-	if n != 2 {
-		t.Errorf("SHA256SUMS lists %d files, want 2", n)
-	}
-}
+func TestReal2019SampleChecksums(t *testing.T) { checkSums(t, sample2019, 2) }
 
 // The 2019 reader reads the BigQuery CSV export shape: a header of column
 // names, dotted for nested fields, then one row per event; the same events

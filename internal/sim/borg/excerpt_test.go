@@ -1,14 +1,9 @@
 package borg
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -16,33 +11,7 @@ import (
 const excerptDir = "../../../traces/google-2011-excerpt"
 
 // The excerpt's files are byte-identical to the checksums recorded with it.
-func TestExcerptChecksums(t *testing.T) {
-	f, err := os.Open(filepath.Join(excerptDir, "SHA256SUMS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		if !ok {
-			t.Fatalf("bad SHA256SUMS line %q", sc.Text())
-		}
-		data, err := os.ReadFile(filepath.Join(excerptDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.Sum256(data)
-		if got := hex.EncodeToString(h[:]); got != sum {
-			t.Errorf("%s: sha256 %s, want %s", name, got, sum)
-		}
-		n++
-	}
-	if n != 5 {
-		t.Errorf("SHA256SUMS lists %d files, want 5", n)
-	}
-}
+func TestExcerptChecksums(t *testing.T) { checkSums(t, excerptDir, 5) }
 
 // The figures asserted here are the ones traces/README.md reports.
 func TestExcerptFigures(t *testing.T) {

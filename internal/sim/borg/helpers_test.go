@@ -1,11 +1,15 @@
 package borg
 
 import (
+	"bufio"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -64,4 +68,35 @@ func gzipped(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// checkSums checks the files dir/SHA256SUMS lists (want of them) against
+// their SHA-256.
+func checkSums(t *testing.T, dir string, want int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("bad SHA256SUMS line %q", sc.Text())
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(data)
+		if got := hex.EncodeToString(h[:]); got != sum {
+			t.Errorf("%s: sha256 %s, want %s", name, got, sum)
+		}
+		n++
+	}
+	if n != want {
+		t.Errorf("SHA256SUMS lists %d files, want %d", n, want)
+	}
 }

@@ -109,6 +109,11 @@ type Options struct {
 	// (rmproxy.DefaultMaxRMs, 100, when 0; unbounded when negative): a new
 	// ID past it is refused (gRPC ResourceExhausted).
 	MaxRMs int
+	// RMExpiry is how long the registration of a remote RM may go with no
+	// stream open while it holds no nodes and no applications before it
+	// expires and frees its place under MaxRMs (rmproxy.DefaultRMExpiry,
+	// 60 s, when 0; never when negative).
+	RMExpiry time.Duration
 	// AllowedRMs, when not empty, are the only RM IDs that may register;
 	// others are refused (gRPC PermissionDenied).
 	AllowedRMs []string
@@ -272,6 +277,7 @@ func (s *Server) limit(o Options) error {
 	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
 	s.svc.SetTypeLimit(o.ResourceTypes)
 	s.svc.SetRMLimit(o.MaxRMs)
+	s.svc.SetRMExpiry(o.RMExpiry)
 	s.svc.SetAllowedRMs(o.AllowedRMs)
 	return nil
 }

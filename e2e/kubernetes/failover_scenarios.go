@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,6 +64,14 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 			return err
 		}
 	}
+	// the wave and the gang go whatever the checks find: the next
+	// scenario needs the room
+	defer func() {
+		if err := c.deleteNamespaceNow(ctx, gangNS); err != nil {
+			logf("   deleting %s: %v", gangNS, err)
+		}
+		c.dropWave(ctx, w)
+	}()
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
@@ -90,21 +99,12 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
 		return err
 	}
-	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
-		return err
-	}
-	if err := c.checkGang(ctx, ph, gangNS, gangApp, 4, 3); err != nil {
-		return err
-	}
 	if after == nil {
 		if err := old.p.wait(20 * time.Second); err == nil {
 			logf("   the old leader exited: %v", old.p.err)
 		}
 	}
-	if err := c.deleteNamespaceNow(ctx, gangNS); err != nil {
-		return err
-	}
-	return c.deleteWave(ctx, w)
+	return errors.Join(c.checkFailover(ctx, t, next, w.pods), c.checkGang(ctx, ph, gangNS, gangApp, 4, 3))
 }
 
 // checkFailover checks a wave after a takeover by leader: every pod
@@ -229,6 +229,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	w := c.haWave("sq")
+	defer c.dropWave(ctx, w)
 	if _, err := c.runWave(ctx, w); err != nil {
 		return err
 	}
@@ -250,7 +251,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 			return fmt.Errorf("the standby wrote %s %d times", k, sw[k])
 		}
 	}
-	return c.deleteWave(ctx, w)
+	return nil
 }
 
 // kubeSchedulerHAScenario: kube-scheduler with two replicas and
@@ -354,6 +355,7 @@ leaderElection:
 		return err
 	}
 	defer t.close()
+	defer c.dropWave(ctx, w)
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
@@ -373,8 +375,13 @@ leaderElection:
 	if r := t.result(); len(r.rebound) > 0 {
 		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
 	}
-	if err := c.checkRoom(ctx); err != nil {
-		return err
+	return c.checkRoom(ctx)
+}
+
+// dropWave deletes a wave, logging a failure: a scenario's cleanup,
+// whatever its checks found.
+func (c *cluster) dropWave(ctx context.Context, w wave) {
+	if err := c.deleteWave(ctx, w); err != nil {
+		logf("   deleting wave %s: %v", w.id, err)
 	}
-	return c.deleteWave(ctx, w)
 }

@@ -75,7 +75,7 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	old, err := h.leader(ctx)
@@ -96,7 +96,7 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 			return err
 		}
 	}
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	if after == nil {
@@ -230,7 +230,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 	}
 	w := c.haWave("sq")
 	defer c.dropWave(ctx, w)
-	if _, err := c.runWave(ctx, w); err != nil {
+	if _, err := c.runWave(ctx, w, c.stallGuard(w)); err != nil {
 		return err
 	}
 	lu, err := leader.p.usage()
@@ -359,7 +359,7 @@ leaderElection:
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	bound := t.boundCount()
@@ -369,7 +369,7 @@ leaderElection:
 	}
 	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
 		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	if r := t.result(); len(r.rebound) > 0 {

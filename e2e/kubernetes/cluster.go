@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -455,6 +456,9 @@ func (c *cluster) ensureShim(ctx context.Context) error {
 	return c.startShim(ctx)
 }
 
+// errNotFound is a REST read of an object the core does not know (404).
+var errNotFound = errors.New("not found")
+
 // restNode is the part of Paddock's /ws/v1 node the harness reads.
 type restNode struct {
 	NodeID      string           `json:"nodeID"`
@@ -477,6 +481,9 @@ func (c *cluster) rest(ctx context.Context, path string, into any) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("GET %s: %w", path, errNotFound)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", path, resp.Status)
 	}

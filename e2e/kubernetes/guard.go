@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,7 +56,11 @@ func (c *cluster) fittingPending(ctx context.Context, w wave) (int, string, erro
 		var apps []struct {
 			ID string `json:"applicationID"`
 		}
-		if err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+w.namespace(i)+"/applications", &apps); err != nil {
+		err := c.rest(ctx, "/ws/v1/partition/default/queue/root."+w.namespace(i)+"/applications", &apps)
+		if errors.Is(err, errNotFound) {
+			continue // no pod of the namespace has reached the core yet
+		}
+		if err != nil {
 			return 0, "", err
 		}
 		for _, a := range apps {

@@ -19,6 +19,10 @@ func fakeCore(t *testing.T, asks map[string][]map[string]any) *httptest.Server {
 		switch {
 		case strings.HasSuffix(p, "/applications"):
 			q := strings.TrimSuffix(strings.TrimPrefix(p, "/ws/v1/partition/default/queue/root."), "/applications")
+			if _, ok := asks["app-"+q]; !ok && len(asks) > 0 {
+				http.NotFound(w, r) // the queue does not exist yet
+				return
+			}
 			_ = json.NewEncoder(w).Encode([]map[string]string{{"applicationID": "app-" + q}})
 		case strings.HasSuffix(p, "/why"):
 			id := strings.TrimSuffix(strings.TrimPrefix(p, "/ws/v1/partition/default/application/"), "/why")
@@ -47,6 +51,9 @@ func TestStallGuard(t *testing.T) {
 		{"an old ask that fits but waits for its queue", map[string][]map[string]any{
 			"app-pd-01": {{"allocationKey": "a", "requestTime": old, "reason": "QueueMax", "fitNodes": 5}},
 		}, false},
+		{"a namespace whose queue does not exist yet", map[string][]map[string]any{
+			"app-pd-00": {{"allocationKey": "a", "requestTime": old, "reason": "NoNodeFits", "fitNodes": 1000}},
+		}, true},
 		{"a fresh ask that fits", map[string][]map[string]any{
 			"app-pd-01": {{"allocationKey": "a", "requestTime": fresh, "reason": "NotTried", "fitNodes": 5}},
 		}, false},

@@ -31,10 +31,16 @@ import (
 // before it leads.
 var ErrDiverged = rmproxy.ErrDiverged
 
+// ErrFencedMeanwhile is Activate's refusal when Deactivate was called
+// while the activation waited for the scheduler's goroutine: the later
+// call wins.
+var ErrFencedMeanwhile = rmproxy.ErrFencedMeanwhile
+
 // Activate makes a standby lead: the outcomes held while it was a
 // standby are delivered, then a scheduling pass runs at once. It returns
 // ErrDiverged, changing nothing, when an earlier Deactivate dropped
-// decisions; activating a leader does nothing.
+// decisions, and ErrFencedMeanwhile when a Deactivate came while it
+// waited; activating a leader does nothing.
 func (s *Scheduler) Activate() error { return s.srv.Service().Activate() }
 
 // Deactivate makes the scheduler a standby (fencing): from the moment it

@@ -163,8 +163,9 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 		ss.Stop()
 		return 0
 	case <-lost:
+		// fenced already: exit at once, as kube-scheduler does, without
+		// waiting for the shim's goroutines
 		cancel()
-		ss.Stop()
 		return 1
 	}
 }

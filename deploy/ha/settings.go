@@ -35,8 +35,8 @@ const (
 
 // settings are the leader election settings.
 type settings struct {
-	Enabled                                  bool
-	LeaseName, LeaseNamespace, Identity      string
+	Enabled                                   bool
+	LeaseName, LeaseNamespace, Identity       string
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func (c *cluster) haWave(id string) wave {
 // bound; the standby takes over once the lease expires. A gang created
 // before the kill checks that no placeholder is made twice.
 func failoverCrashScenario(ctx context.Context, c *cluster) error {
-	return failoverScenario(ctx, c, "fc", "crash (SIGKILL)", func(r *haReplica) { r.p.kill() })
+	return failoverScenario(ctx, c, "fc", "crash (SIGKILL)", func(r *haReplica) { r.p.kill() }, nil)
 }
 
 // failoverGracefulScenario: SIGTERM the leader, as a rolling update does;
@@ -31,10 +32,13 @@ func failoverCrashScenario(ctx context.Context, c *cluster) error {
 func failoverGracefulScenario(ctx context.Context, c *cluster) error {
 	return failoverScenario(ctx, c, "fg", "graceful (SIGTERM)", func(r *haReplica) {
 		_ = syscall.Kill(-r.p.cmd.Process.Pid, syscall.SIGTERM)
-	})
+	}, nil)
 }
 
-func failoverScenario(ctx context.Context, c *cluster, id, what string, act func(*haReplica)) error {
+// failoverScenario runs a wave and a gang on a pair, does act to the
+// leader when a third of the wave is bound, measures the takeover, runs
+// after (when set) and checks the wave and the gang.
+func failoverScenario(ctx context.Context, c *cluster, id, what string, act func(*haReplica), after func(h *haPair, old, next *haReplica) error) error {
 	h, err := startPair(ctx, c)
 	if err != nil {
 		return err
@@ -60,10 +64,18 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 			return err
 		}
 	}
+	// the wave and the gang go whatever the checks find: the next
+	// scenario needs the room
+	defer func() {
+		if err := c.deleteNamespaceNow(ctx, gangNS); err != nil {
+			logf("   deleting %s: %v", gangNS, err)
+		}
+		c.dropWave(ctx, w)
+	}()
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	old, err := h.leader(ctx)
@@ -79,22 +91,20 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	h.fwd.set(next.rest)
 	logf("   %s of %s with %d of %d bound: lease to %s after %s, first bind by the new leader after %s",
 		what, old.identity, bound, w.pods, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if after != nil {
+		if err := after(h, old, next); err != nil {
+			return err
+		}
+	}
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
 		return err
 	}
-	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
-		return err
+	if after == nil {
+		if err := old.p.wait(20 * time.Second); err == nil {
+			logf("   the old leader exited: %v", old.p.err)
+		}
 	}
-	if err := c.checkGang(ctx, ph, gangNS, gangApp, 4, 3); err != nil {
-		return err
-	}
-	if err := old.p.wait(20 * time.Second); err == nil {
-		logf("   the old leader exited: %v", old.p.err)
-	}
-	if err := c.deleteNamespaceNow(ctx, gangNS); err != nil {
-		return err
-	}
-	return c.deleteWave(ctx, w)
+	return errors.Join(c.checkFailover(ctx, t, next, w.pods), c.checkGang(ctx, ph, gangNS, gangApp, 4, 3))
 }
 
 // checkFailover checks a wave after a takeover by leader: every pod
@@ -168,62 +178,30 @@ func (p *proc) wait(d time.Duration) error {
 // heals the old leader, restarted as kubelet would after its non-zero
 // exit, comes back as a standby.
 func partitionScenario(ctx context.Context, c *cluster) error {
-	h, err := startPair(ctx, c)
-	if err != nil {
-		return err
-	}
-	defer h.stop()
-	w := c.haWave("pt")
-	t, err := c.track(ctx, "wave="+w.id)
-	if err != nil {
-		return err
-	}
-	defer t.close()
-	if err := c.createWave(ctx, w); err != nil {
-		return err
-	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
-		return err
-	}
-	old, err := h.leader(ctx)
-	if err != nil {
-		return err
-	}
-	next := h.other(old)
-	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { old.proxy.partition(true) })
-	if err != nil {
-		return err
-	}
-	h.fwd.set(next.rest)
-	logf("   %s cut off: lease to %s after %s, first bind by the new leader after %s",
-		old.identity, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	// the cut leader fenced itself at its renew deadline and exits 1
-	if err := old.p.wait(30 * time.Second); err != nil {
-		return fmt.Errorf("the cut-off leader did not exit: %w", err)
-	}
-	fenced, _ := c.countLog(old.name, "Leadership lost")
-	logf("   the cut-off leader exited (%v), fenced: %v", old.p.err, fenced > 0)
-	if old.p.err == nil {
-		return fmt.Errorf("the cut-off leader exited 0; want non-zero, to come back as a standby")
-	}
-	old.proxy.partition(false)
-	if err := h.start(old); err != nil {
-		return err
-	}
-	if err := h.waitHot(ctx, old); err != nil {
-		return err
-	}
-	if id, err := h.holder(ctx); err != nil || id != next.identity {
-		return fmt.Errorf("after the heal the lease is held by %q (%v), want %s", id, err, next.identity)
-	}
-	logf("   healed: %s is back as a standby, %s leads", old.identity, next.identity)
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
-		return err
-	}
-	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
-		return err
-	}
-	return c.deleteWave(ctx, w)
+	cut := func(r *haReplica) { r.proxy.partition(true) }
+	return failoverScenario(ctx, c, "pt", "cut off", cut, func(h *haPair, old, next *haReplica) error {
+		// the cut leader fenced itself at its renew deadline and exits 1
+		if err := old.p.wait(30 * time.Second); err != nil {
+			return fmt.Errorf("the cut-off leader did not exit: %w", err)
+		}
+		fenced, _ := c.countLog(old.name, "Leadership lost")
+		logf("   the cut-off leader exited (%v), fenced: %v", old.p.err, fenced > 0)
+		if old.p.err == nil {
+			return fmt.Errorf("the cut-off leader exited 0; want non-zero, to come back as a standby")
+		}
+		old.proxy.partition(false)
+		if err := h.start(old); err != nil {
+			return err
+		}
+		if err := h.waitHot(ctx, old); err != nil {
+			return err
+		}
+		if id, err := h.holder(ctx); err != nil || id != next.identity {
+			return fmt.Errorf("after the heal the lease is held by %q (%v), want %s", id, err, next.identity)
+		}
+		logf("   healed: %s is back as a standby, %s leads", old.identity, next.identity)
+		return nil
+	})
 }
 
 // standbyQuietScenario: over a whole wave, the standby writes nothing to
@@ -251,7 +229,8 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	w := c.haWave("sq")
-	if _, err := c.runWave(ctx, w); err != nil {
+	defer c.dropWave(ctx, w)
+	if _, err := c.runWave(ctx, w, c.stallGuard(w)); err != nil {
 		return err
 	}
 	lu, err := leader.p.usage()
@@ -272,7 +251,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 			return fmt.Errorf("the standby wrote %s %d times", k, sw[k])
 		}
 	}
-	return c.deleteWave(ctx, w)
+	return nil
 }
 
 // kubeSchedulerHAScenario: kube-scheduler with two replicas and
@@ -376,10 +355,11 @@ leaderElection:
 		return err
 	}
 	defer t.close()
+	defer c.dropWave(ctx, w)
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	bound := t.boundCount()
@@ -389,14 +369,19 @@ leaderElection:
 	}
 	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
 		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	if r := t.result(); len(r.rebound) > 0 {
 		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
 	}
-	if err := c.checkRoom(ctx); err != nil {
-		return err
+	return c.checkRoom(ctx)
+}
+
+// dropWave deletes a wave, logging a failure: a scenario's cleanup,
+// whatever its checks found.
+func (c *cluster) dropWave(ctx context.Context, w wave) {
+	if err := c.deleteWave(ctx, w); err != nil {
+		logf("   deleting wave %s: %v", w.id, err)
 	}
-	return c.deleteWave(ctx, w)
 }

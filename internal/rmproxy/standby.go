@@ -50,6 +50,9 @@ type leadGate struct {
 	diverged atomic.Bool
 	// dropped counts the SI items of the stopped deliveries
 	dropped atomic.Int64
+	// fences counts Fence calls, so that an activation under way sees
+	// one made meanwhile
+	fences atomic.Uint64
 	// until, when not 0, is the time (unix nanoseconds) the gate closes
 	// by itself: the end of the lease as the leader last renewed it
 	// (LeadUntil)
@@ -96,7 +99,10 @@ func (s *Service) Standby() bool { return s.lead.closed() }
 // It does not wait for the service goroutine: a pass running goes on to
 // its end placing nothing. Safe from any goroutine, and while a callback
 // runs.
-func (s *Service) Fence() { s.lead.standby.Store(true) }
+func (s *Service) Fence() {
+	s.lead.standby.Store(true)
+	s.lead.fences.Add(1)
+}
 
 // LeadUntil bounds the leadership in time: from t on the service is
 // fenced as by Fence, unless a later call moved t. A leader calls it
@@ -113,20 +119,34 @@ func (s *Service) LeadUntil(t time.Time) {
 	s.lead.until.Store(t.UnixNano())
 }
 
+// ErrFencedMeanwhile is Activate's refusal when Fence was called after
+// Activate was: the later call wins, and the service stays a standby.
+var ErrFencedMeanwhile = errors.New("scheduler fenced while it was being activated; it stays a standby")
+
 // Activate makes a standby lead: the outcomes held while it was a standby
 // are delivered, then a scheduling pass of every partition runs at once
 // (on a manual service, at the next Cycle). It fails with ErrDiverged
-// after a fence dropped decisions, and then changes nothing. Activating a
-// leader does nothing.
+// after a fence dropped decisions, and with ErrFencedMeanwhile when Fence
+// was called while it waited for the service goroutine, and then changes
+// nothing. Activating a leader does nothing.
 func (s *Service) Activate() error {
+	fences := s.lead.fences.Load()
 	return s.call(func(time.Time) error {
 		if s.lead.diverged.Load() {
 			return ErrDiverged
+		}
+		if s.lead.fences.Load() != fences {
+			return ErrFencedMeanwhile
 		}
 		if !s.lead.standby.Load() {
 			return nil
 		}
 		s.lead.standby.Store(false)
+		if s.lead.fences.Load() != fences {
+			// a Fence between the look and the store: it wins
+			s.lead.standby.Store(true)
+			return ErrFencedMeanwhile
+		}
 		for _, rm := range s.eng.Registered() {
 			rm.PartitionsDo((*partition.Partition).Reconsider)
 		}

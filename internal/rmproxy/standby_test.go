@@ -3,6 +3,7 @@ package rmproxy
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +303,41 @@ func TestLeaseDeadlineFences(t *testing.T) {
 	s.Cycle()
 	if placed(rec) != 4 {
 		t.Fatalf("the service placed %d after its lease ended, want the 4 from before", placed(rec))
+	}
+}
+
+// A Fence made while an activation waits for the service goroutine wins:
+// the activation fails and the service stays a standby.
+func TestFenceDuringActivationWins(t *testing.T) {
+	s := New(clock.Real{})
+	defer s.Stop()
+	s.Fence()
+	hold, held := make(chan struct{}), make(chan struct{})
+	go func() { _ = s.Inspect(func(*engine.Engine) { close(held); <-hold }) }()
+	<-held // the service goroutine is busy: the activation queues behind
+	res := make(chan error, 1)
+	go func() { res <- s.Activate() }()
+	// the activation has read the fence count once it is queued; wait
+	// for that by the queue's length
+	for {
+		s.mu.Lock()
+		n := len(s.inbox)
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	s.Fence()
+	close(hold)
+	if err := <-res; !errors.Is(err, ErrFencedMeanwhile) {
+		t.Fatalf("Activate with a Fence made meanwhile: %v, want ErrFencedMeanwhile", err)
+	}
+	if !s.Standby() {
+		t.Fatal("the later Fence lost to the activation")
+	}
+	must(t, s.Activate())
+	if s.Standby() {
+		t.Fatal("a later activation failed")
 	}
 }

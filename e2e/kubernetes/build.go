@@ -40,7 +40,16 @@ func buildAll(ctx context.Context, o options, bin string) error {
 			return err
 		}
 	}
-	return buildShim(ctx, o, bin)
+	if o.deploy == deployChart {
+		return buildChartMode(ctx, o, bin)
+	}
+	if err := buildShim(ctx, o, bin); err != nil {
+		return err
+	}
+	if o.referenceSrc == "" {
+		return nil
+	}
+	return buildReference(ctx, o, bin)
 }
 
 // buildShim builds the upstream shim and admission controller on Paddock,

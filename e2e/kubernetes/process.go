@@ -23,6 +23,8 @@ type proc struct {
 	log  string
 	done chan struct{}
 	err  error
+	// ctr is set when the program runs in a podman container (chart mode)
+	ctr *container
 }
 
 func startProc(dir, name, bin string, env []string, args ...string) (*proc, error) {
@@ -67,6 +69,11 @@ func (p *proc) stop(grace time.Duration) {
 	if p == nil || p.exited() {
 		return
 	}
+	if p.ctr != nil {
+		_ = p.ctr.stop(grace)
+		<-p.done
+		return
+	}
 	pid := p.cmd.Process.Pid
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	select {
@@ -82,6 +89,11 @@ func (p *proc) kill() {
 	if p == nil || p.exited() {
 		return
 	}
+	if p.ctr != nil {
+		_ = p.ctr.kill()
+		<-p.done
+		return
+	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.done
 }
@@ -95,8 +107,16 @@ type usage struct {
 // clockTick is USER_HZ, 100 on every Linux the harness runs on.
 const clockTick = 100
 
+// pid is the program's process id: the container's program in chart mode.
+func (p *proc) pid() int {
+	if p.ctr != nil {
+		return p.ctr.hostPID()
+	}
+	return p.cmd.Process.Pid
+}
+
 func (p *proc) usage() (usage, error) {
-	pid := p.cmd.Process.Pid
+	pid := p.pid()
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return usage{}, err
@@ -132,13 +152,14 @@ func (p *proc) usage() (usage, error) {
 // sockets is the number of sockets the process holds open (0 once it
 // has exited).
 func (p *proc) sockets() int {
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
+	pid := p.pid()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, fd := range fds {
-		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", p.cmd.Process.Pid, fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && strings.HasPrefix(l, "socket:") {
 			n++
 		}
 	}

@@ -516,11 +516,45 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 	if best.node == nil {
 		return preemptPlan{}, false
 	}
-	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
-		return preemptPlan{}, false
+	if blocked {
+		roomy := len(best.victims) == 0 // the node had room: victims for the queues only
+		if !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
+			return preemptPlan{}, false
+		}
+		if roomy {
+			if n := p.victimsNode(x, best.victims); n != nil {
+				best.node = n
+			}
+		}
 	}
 	best.fair = scope.fair
 	return best, true
+}
+
+// victimsNode is the node, in victim order, whose victims make room for x
+// there (with what it has free): the node the preemptor is reserved for
+// and placed on when victims only make room in the queues, as in the
+// reference, which prefers a node holding victims. Nil when none fits.
+func (p *Partition) victimsNode(x *app.Allocation, victims []*app.Allocation) *node.Node {
+	for i, v := range victims {
+		n, ok := p.nodes[v.NodeID]
+		if !ok || slices.ContainsFunc(victims[:i], func(u *app.Allocation) bool { return u.NodeID == v.NodeID }) {
+			continue
+		}
+		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) {
+			continue
+		}
+		freed := n.Available()
+		for _, u := range victims[i:] {
+			if u.NodeID == n.ID {
+				freed.Inc(u.Res)
+			}
+		}
+		if x.Res.Fits(freed) && p.admits(x, n, false) {
+			return n
+		}
+	}
+	return nil
 }
 
 // queueRoom adds victims from any node until every queue on the ask's

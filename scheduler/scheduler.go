@@ -24,6 +24,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 
+	"github.com/paddock-sched/paddock/internal/clock"
 	"github.com/paddock-sched/paddock/internal/config"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/serve"
@@ -56,6 +57,14 @@ type Options struct {
 	// SnapshotMaxAge bounds how stale REST, metrics and health reads may be
 	// (250 ms when 0; negative: always current). View is always current.
 	SnapshotMaxAge time.Duration
+	// Clock is the scheduler's time (the real clock when nil): a
+	// FakeClock lets an RM's tests pass placeholder timeouts, preemption
+	// delays and other timers at once, on virtual time.
+	Clock Clock
+	// Standby starts the scheduler as a hot standby: it takes in and keeps
+	// everything its RMs send but decides nothing until Activate (see
+	// Scheduler.Activate).
+	Standby bool
 }
 
 // Scheduler is a running Paddock.
@@ -70,12 +79,24 @@ func Start(o Options) (*Scheduler, error) {
 	if o.LogHandler != nil {
 		logs = logging.New(o.LogHandler)
 	}
+	var clk clock.Clock
+	fake, _ := o.Clock.(*FakeClock)
+	switch {
+	case fake != nil:
+		clk = fake.v
+	case o.Clock != nil:
+		clk = &forward{c: o.Clock}
+	}
 	srv, err := serve.Start(serve.Options{
 		RESTAddr: o.RESTAddr, GRPCAddr: o.GRPCAddr, TLS: o.TLS, Token: o.Token,
-		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir,
+		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir, Clock: clk,
+		Standby: o.Standby,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	if fake != nil {
+		fake.onMove(srv.Service().Wake)
 	}
 	return &Scheduler{srv: srv}, nil
 }

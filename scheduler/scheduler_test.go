@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,5 +219,52 @@ func TestShutdownIsIdempotent(t *testing.T) {
 	s.Stop()
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Errorf("second shutdown: %v", err)
+	}
+}
+
+// embedderClock is a clock of the embedder's own (such as one of
+// k8s.io/utils/clock/testing), not a scheduler.FakeClock.
+type embedderClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *embedderClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *embedderClock) step(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestOptionsClockDrivesTimers is issue 38 item 8: the scheduler's timers
+// run on the clock in Options, here a placeholder timeout of an hour that
+// the test passes without waiting for it.
+func TestOptionsClockDrivesTimers(t *testing.T) {
+	clk := &embedderClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := start(t, scheduler.Options{Clock: clk})
+	api := s.API()
+	r := &gangRM{allocated: make(chan string, 1), released: make(chan string, 1)}
+	if _, err := api.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm1", PolicyGroup: "queues"}, r); err != nil {
+		t.Fatal(err)
+	}
+	must(api.UpdateNode(&si.NodeRequest{RmID: "rm1", Nodes: []*si.NodeInfo{{NodeID: "n1", Action: si.NodeInfo_CREATE,
+		SchedulableResource: res(4000, 8<<30), Attributes: map[string]string{common.NodePartition: "default"}}}}))
+	must(api.UpdateApplication(&si.ApplicationRequest{RmID: "rm1", New: []*si.AddApplicationRequest{{
+		ApplicationID: "g", PartitionName: "default", Tags: map[string]string{"namespace": "a"}, Ugi: &si.UserGroupInformation{User: "u"},
+		PlaceholderAsk: res(1000, 1<<30), ExecutionTimeoutMilliSeconds: time.Hour.Milliseconds(),
+	}}}))
+	must(api.UpdateAllocation(&si.AllocationRequest{RmID: "rm1", Allocations: []*si.Allocation{{AllocationKey: "ph", ApplicationID: "g",
+		PartitionName: "default", ResourcePerAlloc: res(1000, 1<<30), Placeholder: true, TaskGroupName: "tg"}}}))
+	if got := collect(r.allocated, 1); len(got) != 1 || got[0] != "ph" {
+		t.Fatalf("allocated %v, want [ph]", got)
+	}
+	clk.step(time.Hour)
+	if got := collect(r.released, 1); len(got) != 1 || got[0] != "ph TIMEOUT" {
+		t.Fatalf("released %v after the clock passed the timeout, want [ph TIMEOUT]", got)
 	}
 }

@@ -29,6 +29,8 @@ type replayFlags struct {
 	tailP90           *time.Duration
 	tailTiers         *string
 	tailMax           *time.Duration
+	schedRate         *float64
+	schedBurst        *float64
 	quiet             *bool
 }
 
@@ -52,6 +54,8 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		tailP90:         fs.Duration("tail-p90", 0, fmt.Sprintf("reclaim model: p90 of the latency of the -tail-tiers' tasks, lognormal with median -submit-latency (0: the default, %s; negative: no tail)", replay.DefaultTailP90)),
 		tailMax:         fs.Duration("tail-max", 0, fmt.Sprintf("reclaim model: longest tail latency (0: the default, %s; negative: no maximum)", replay.DefaultTailMax)),
 		tailTiers:       fs.String("tail-tiers", strings.Join(replay.DefaultTailTiers, ","), "reclaim model: tiers whose tasks have the latency tail (comma-separated; \"\" none)"),
+		schedRate:       fs.Float64("sched-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput, asks per second of trace time let through to it, highest priority first (0: the default, %g; negative: no limit)", replay.DefaultSchedRate)),
+		schedBurst:      fs.Float64("sched-burst", 0, fmt.Sprintf("reclaim model: how many asks the scheduler takes at once after a quiet spell (0: the default, %g)", replay.DefaultSchedBurst)),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
@@ -61,7 +65,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
 	opts := replay.Options{Trace: *f.trace, Warmup: *f.warmup, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax, SchedRate: *f.schedRate, SchedBurst: *f.schedBurst}
 	var err error
 	if opts.TailTiers, err = replay.ParseTiers(*f.tailTiers); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: -tail-tiers: %v\n", cmd, err)

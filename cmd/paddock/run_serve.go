@@ -51,6 +51,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	siWait := fs.Duration("si-queue-wait", rmproxy.DefaultQueueWait, "how long an RM call waits for room in a full SI queue before it fails (gRPC ResourceExhausted)")
 	types := fs.Int("resource-types", resource.MaxTypes, "resource types (vcore and memory included) each resource manager may use, 2 to 16; each RM has its own")
 	maxRMs := fs.Int("max-rms", rmproxy.DefaultMaxRMs, "resource managers registered at once; a new rmID past it is refused (negative: no limit)")
+	rmExpiry := fs.Duration("rm-expiry", rmproxy.DefaultRMExpiry, "a remote RM's registration with no stream open, no nodes and no applications expires after this long, freeing its place under -max-rms (negative: never)")
 	allowRMs := fs.String("allow-rms", "", "comma-separated rmIDs that may register; others are refused (empty: any)")
 	var limits serve.RESTLimits
 	fs.DurationVar(&limits.ReadTimeout, "rest-read-timeout", serve.DefaultRESTReadTimeout, "longest time to read one REST request, body included (negative: none)")
@@ -88,7 +89,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, UIDir: *uiDir, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait, ResourceTypes: *types, MaxRMs: *maxRMs}
+	o := serve.Options{RESTAddr: *restAddr, GRPCAddr: *grpcAddr, TokenForReads: *tokenReads, Logs: logs, UIDir: *uiDir, REST: limits, SIQueueLimit: *siQueue, SIQueueWait: *siWait, ResourceTypes: *types, MaxRMs: *maxRMs, RMExpiry: *rmExpiry}
 	if *allowRMs != "" {
 		for _, id := range strings.Split(*allowRMs, ",") {
 			o.AllowedRMs = append(o.AllowedRMs, strings.TrimSpace(id))

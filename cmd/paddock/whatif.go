@@ -29,12 +29,15 @@ func runWhatif(args []string, stdout, stderr io.Writer) int {
 	a := fs.String("a", "", "queues.yaml of configuration A (\"default\": the replay's one queue per tier)")
 	b := fs.String("b", "", "queues.yaml of configuration B (\"default\" as for -a)")
 	html := fs.String("html", "", "write an HTML report with both replays side by side here")
+	seeds := fs.Int("seeds", whatif.DefaultSeeds, "when the model draws random latencies (the reclaim model's tail): replay both sides under this many seeds and give each delay difference with a 95% interval (1: one replay per side)")
 	rf := addReplayFlags(fs)
 	describe(fs, "paddock whatif -a A.yaml -b B.yaml [options]",
 		"Replays one trace under two queue configurations side by side and prints both with their differences:\n"+
-			"tasks scheduled and pending, preemptions, CPU and memory allocation, scheduling delays per tier and\n"+
-			"per queue, and both decision-log hashes. \"default\" names the replay's own configuration. Takes the\n"+
-			"replay's trace, window and model options.")
+			"tasks scheduled and pending, preemptions, CPU and memory allocation, the scheduler's own wait, the\n"+
+			"modelled latency before it and their sum per tier (the sum per queue too), and both decision-log\n"+
+			"hashes. Where the model draws random latencies, both sides are replayed under -seeds seeds and each\n"+
+			"delay difference comes with a 95% interval. \"default\" names the replay's own configuration. Takes\n"+
+			"the replay's trace, window and model options.")
 	if code, stop := parseFlags(fs, args); stop {
 		return code
 	}
@@ -62,7 +65,11 @@ func runWhatif(args []string, stdout, stderr io.Writer) int {
 	if !*rf.quiet && isTerminal(stderr) {
 		fmt.Fprint(stderr, "replaying the trace under A and B side by side ...")
 	}
-	res, err := whatif.Run(opts, cfgs[0], cfgs[1])
+	if *seeds < 1 || *seeds > 100 {
+		fmt.Fprintf(stderr, "paddock whatif: -seeds %d: want 1 to 100\n", *seeds)
+		return exitUsage
+	}
+	res, err := whatif.RunSeeds(opts, cfgs[0], cfgs[1], *seeds)
 	if !*rf.quiet && isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

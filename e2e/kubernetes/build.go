@@ -43,7 +43,13 @@ func buildAll(ctx context.Context, o options, bin string) error {
 	if o.deploy == deployChart {
 		return buildChartMode(ctx, o, bin)
 	}
-	return buildShim(ctx, o, bin)
+	if err := buildShim(ctx, o, bin); err != nil {
+		return err
+	}
+	if o.referenceSrc == "" {
+		return nil
+	}
+	return buildReference(ctx, o, bin)
 }
 
 // buildShim builds the upstream shim and admission controller on Paddock,

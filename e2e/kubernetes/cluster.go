@@ -46,24 +46,30 @@ type cluster struct {
 	kube  *kubernetes.Clientset
 	// shimConf is the queues.yaml the shim is (re)started with.
 	shimConf string
+	// restAddr is the REST API of the scheduler core running (Paddock's,
+	// or the reference's while it runs)
+	restAddr string
 	// chart is the installed chart in chart mode (-deploy chart)
 	chart *chartInstall
 }
 
 func newCluster(o options, bin, work string) *cluster {
-	return &cluster{o: o, bin: bin, work: work, procs: map[string]*proc{}, shimConf: defaultQueues}
+	c := &cluster{o: o, bin: bin, work: work, procs: map[string]*proc{}, shimConf: defaultQueues}
+	c.restAddr = "127.0.0.1:" + c.port(80)
+	return c
 }
 
 func (c *cluster) port(off int) string { return strconv.Itoa(c.o.portBase + off) }
 
 func (c *cluster) apiServer() string { return "https://127.0.0.1:" + c.port(443) }
 
-// restURL is the shim's Paddock REST API.
+// restURL is the REST API of the scheduler core running: Paddock's (in
+// its chart pod in chart mode), or the reference's while it runs.
 func (c *cluster) restURL() string {
 	if c.chart != nil {
 		return "http://" + c.chart.restAddr
 	}
-	return "http://127.0.0.1:" + c.port(80)
+	return "http://" + c.restAddr
 }
 
 func (c *cluster) start(name string, env []string, args ...string) error {
@@ -84,6 +90,9 @@ func (c *cluster) start(name string, env []string, args ...string) error {
 // progOf maps a process name to its program (the shim may run twice
 // under different names).
 func progOf(name string) string {
+	if name == "reference" {
+		return referenceProg
+	}
 	if strings.HasPrefix(name, "shim") {
 		return "shim"
 	}
@@ -97,7 +106,7 @@ func (c *cluster) stop(name string) {
 }
 
 func (c *cluster) stopAll() {
-	for _, n := range []string{"admissioncontroller", "shim", "kube-scheduler", "kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
+	for _, n := range []string{"admissioncontroller", "shim", "reference", "kube-scheduler", "kwok", "kube-controller-manager", "kube-apiserver", "etcd"} {
 		c.stop(n)
 	}
 	for _, p := range c.procs {
@@ -401,6 +410,13 @@ func (c *cluster) ensureNamespace(ctx context.Context, name string) error {
 // startShim starts the shim on Paddock and waits until Paddock lists every
 // Ready node.
 func (c *cluster) startShim(ctx context.Context) error {
+	return c.startShimAs(ctx, "shim", "127.0.0.1:"+c.port(80))
+}
+
+// startShimAs starts process name, the shim on Paddock or on the
+// reference core, whose core serves REST at restAddr, and waits until
+// the core lists every Ready node; the harness's REST reads go there.
+func (c *cluster) startShimAs(ctx context.Context, name, restAddr string) error {
 	if err := c.ensureNamespace(ctx, shimNamespace); err != nil {
 		return err
 	}
@@ -408,13 +424,14 @@ func (c *cluster) startShim(ctx context.Context) error {
 		return err
 	}
 	env := []string{"KUBECONFIG=" + c.pki.kubeconfig, "NAMESPACE=" + shimNamespace,
-		"PADDOCK_REST_ADDR=127.0.0.1:" + c.port(80)}
-	if err := c.start("shim", env); err != nil {
+		"PADDOCK_REST_ADDR=" + restAddr}
+	if err := c.start(name, env); err != nil {
 		return err
 	}
-	return waitFor(ctx, "Paddock lists the nodes", 3*time.Minute, 500*time.Millisecond, func() (bool, error) {
-		if c.procs["shim"].exited() {
-			return false, fmt.Errorf("shim exited: %v", c.procs["shim"].err)
+	c.restAddr = restAddr
+	return waitFor(ctx, "the core lists the nodes", 3*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		if c.procs[name].exited() {
+			return false, fmt.Errorf("%s exited: %v", name, c.procs[name].err)
 		}
 		var nodes []restNode
 		if err := c.rest(ctx, "/ws/v1/partition/default/nodes", &nodes); err != nil {

@@ -22,6 +22,22 @@ type measured struct {
 	peakSockets int
 }
 
+// contender is one scheduler of the comparison.
+type contender struct {
+	name, proc, scheduler, wave string
+}
+
+var contenders = map[string]contender{
+	"kube-scheduler": {"kube-scheduler", "kube-scheduler", kubeScheduler, "ks"},
+	"paddock":        {"shim + Paddock", "shim", shimScheduler, "pd"},
+	"yunikorn":       {"shim + YuniKorn core", "reference", shimScheduler, "yk"},
+}
+
+func contenderByName(n string) (contender, bool) {
+	c, ok := contenders[n]
+	return c, ok
+}
+
 // controlPlane are the processes whose CPU a wave also costs.
 var controlPlane = []string{"kube-apiserver", "etcd", "kube-controller-manager", "kwok"}
 
@@ -64,15 +80,21 @@ func sampleSockets(p *proc, stop <-chan struct{}) <-chan int {
 // and prints the table.
 func compare(ctx context.Context, c *cluster, o options) error {
 	var rows []measured
-	for _, s := range []struct {
-		name, proc, scheduler string
-		start                 func() error
-	}{
-		{"kube-scheduler", "kube-scheduler", kubeScheduler, c.startKubeScheduler},
-		{"Paddock + shim", "shim", shimScheduler, func() error { return c.startShim(ctx) }},
-	} {
+	for _, name := range splitList(o.contenders) {
+		s, _ := contenderByName(name)
+		if s.proc == "reference" && o.referenceSrc == "" {
+			continue
+		}
+		start := map[string]func() error{
+			"kube-scheduler": c.startKubeScheduler,
+			"shim":           func() error { return c.startShim(ctx) },
+			"reference":      func() error { return c.startReference(ctx) },
+		}[s.proc]
+		for _, other := range []string{"kube-scheduler", "shim", "reference"} {
+			c.stop(other) // one scheduler at a time: the two shims share a scheduler name
+		}
 		t := time.Now()
-		if err := s.start(); err != nil {
+		if err := start(); err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 		if err := c.probe(ctx, s.scheduler); err != nil {
@@ -90,10 +112,18 @@ func compare(ctx context.Context, c *cluster, o options) error {
 		}
 		stopSampling := make(chan struct{})
 		peakSockets := sampleSockets(p, stopSampling)
-		w := wave{id: map[string]string{"kube-scheduler": "ks", "shim": "pd"}[s.proc], scheduler: s.scheduler, pods: o.pods, namespaces: o.namespaces}
+		w := wave{id: s.wave, scheduler: s.scheduler, pods: o.pods, namespaces: o.namespaces}
 		logf("wave %s: %d pods in %d namespaces through %s", w.id, w.pods, w.namespaces, s.name)
-		r, err := c.runWave(ctx, w)
+		var guard func(context.Context) error
+		if s.proc == "shim" {
+			guard = c.stallGuard(w)
+		}
+		profiled := c.profileWave(ctx, name)
+		r, err := c.runWave(ctx, w, guard)
 		close(stopSampling)
+		if err := <-profiled; err != nil {
+			logf("%s: no profile: %v", s.name, err)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -124,10 +154,11 @@ func compare(ctx context.Context, c *cluster, o options) error {
 			return err
 		}
 		logf("wave %s removed in %s", w.id, since(t))
-		if s.proc == "kube-scheduler" {
-			c.stop("kube-scheduler")
+		if s.proc != "shim" {
+			c.stop(s.proc) // the scenarios run the shim on Paddock
 		}
 	}
+	c.restAddr = "127.0.0.1:" + c.port(80)
 	printTable(o, rows)
 	return nil
 }

@@ -28,8 +28,17 @@ import (
 
 // options are the harness's flags.
 type options struct {
-	cache      string
-	shimSrc    string
+	cache   string
+	shimSrc string
+	// referenceSrc is the reference core's source tree, or "" to leave
+	// the reference out of the comparison (reference.go)
+	referenceSrc string
+	// contenders are the schedulers of the comparison, in the order run
+	contenders string
+	// profile, when set, is a directory for a CPU profile of each shim's
+	// process over the first profileFor of its wave
+	profile    string
+	profileFor time.Duration
 	work       string
 	keep       bool
 	portBase   int
@@ -58,6 +67,14 @@ func main() {
 	}
 	flag.StringVar(&o.cache, "cache", cache, "directory of the built programs and Go build state ($PADDOCK_E2E_CACHE)")
 	flag.StringVar(&o.shimSrc, "shim", shim, "yunikorn-k8shim source tree ($K8SHIM_DIR)")
+	ref := os.Getenv("YUNIKORN_CORE_DIR")
+	if ref == "" {
+		ref = "../../../shared/peers/yunikorn-core"
+	}
+	flag.StringVar(&o.referenceSrc, "reference", ref, "the reference yunikorn-core source tree, run as a third contender when present (\"\" for none; $YUNIKORN_CORE_DIR)")
+	flag.StringVar(&o.profile, "profile", "", "a directory for a CPU profile of each shim (on Paddock, on the reference) over the start of its wave, read from its core's /debug/pprof/profile")
+	flag.DurationVar(&o.profileFor, "profile-for", 30*time.Second, "how long each -profile profile runs")
+	flag.StringVar(&o.contenders, "contenders", "kube-scheduler,paddock,yunikorn", "the comparison's schedulers, in the order run (kube-scheduler, paddock, yunikorn: the shim on the reference core)")
 	flag.StringVar(&o.work, "work", "", "working directory for certificates, data and logs (default: a new temporary one)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the working directory (logs) after the run")
 	flag.IntVar(&o.portBase, "ports", 16000, "first of the loopback ports used (etcd +379/+380, apiserver +443, Paddock REST +80, KWOK +81)")
@@ -96,6 +113,11 @@ func validate(o options) error {
 	if o.qps < 1 {
 		return fmt.Errorf("-qps must be positive")
 	}
+	for _, s := range splitList(o.contenders) {
+		if _, ok := contenderByName(s); !ok {
+			return fmt.Errorf("unknown contender %q (known: kube-scheduler, paddock, yunikorn)", s)
+		}
+	}
 	for _, s := range splitList(o.scenarios) {
 		if _, ok := scenarioByName(s); !ok {
 			return fmt.Errorf("unknown scenario %q (known: %s)", s, strings.Join(scenarioNames(), ", "))
@@ -117,6 +139,7 @@ func splitList(s string) []string {
 func run(ctx context.Context, o options) (err error) {
 	start := time.Now()
 	bin := filepath.Join(o.cache, "bin")
+	o.referenceSrc = referenceIn(o)
 	if !o.skipBuild {
 		t := time.Now()
 		if err := buildAll(ctx, o, bin); err != nil {

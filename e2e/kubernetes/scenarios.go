@@ -403,7 +403,7 @@ func nodeDeleteScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, max(1, w.pods/20), c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, max(1, w.pods/20), c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	// delete nodes holding pods of the wave, taken from the watch so that
@@ -496,7 +496,7 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	failedBefore, err := c.countLog("shim", "failed to bind pod")
@@ -510,7 +510,7 @@ func shimRestartScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	logf("   shim restarted, Paddock lists every node after %s", since(start))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	r := t.result()

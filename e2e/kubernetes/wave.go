@@ -117,14 +117,24 @@ func (t *tracker) boundCount() int {
 }
 
 // waitBound waits until n pods are bound, printing progress.
-func (t *tracker) waitBound(ctx context.Context, n int, timeout time.Duration) error {
+// waitBound waits until n pods are bound, printing progress. When guard
+// is not nil, it is called each time the bound count has stood still for
+// StandStill (and every StandStill after) while fewer than n are bound: an
+// error from it ends the wait.
+func (t *tracker) waitBound(ctx context.Context, n int, timeout time.Duration, guard func(context.Context) error) error {
 	deadline := time.After(timeout)
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
+	look := time.NewTicker(time.Second)
+	defer look.Stop()
+	last, since := -1, time.Now()
 	for {
 		b := t.boundCount()
 		if b >= n {
 			return nil
+		}
+		if b != last {
+			last, since = b, time.Now()
 		}
 		select {
 		case <-ctx.Done():
@@ -135,6 +145,13 @@ func (t *tracker) waitBound(ctx context.Context, n int, timeout time.Duration) e
 			t.mu.Lock()
 			logf("   %d seen, %d bound", len(t.pods), t.bound)
 			t.mu.Unlock()
+		case <-look.C:
+			if guard != nil && time.Since(since) >= StandStill {
+				if err := guard(ctx); err != nil {
+					return fmt.Errorf("%d of %d bound, none for %s: %w", b, n, time.Since(since).Round(time.Second), err)
+				}
+				since = time.Now() // looked: look again after another StandStill
+			}
 		case <-t.boundCh:
 		}
 	}
@@ -443,7 +460,9 @@ func (c *cluster) checkPlacement(ctx context.Context, w wave, timeout time.Durat
 
 // runWave creates a wave, waits until every pod is bound and checks that no
 // node went over its capacity; it returns the wave's figures.
-func (c *cluster) runWave(ctx context.Context, w wave) (result, error) {
+// guard, when not nil, is called whenever the bound count has stood still
+// for StallAfter while pods wait; an error from it fails the wave.
+func (c *cluster) runWave(ctx context.Context, w wave, guard func(context.Context) error) (result, error) {
 	t, err := c.track(ctx, "wave="+w.id)
 	if err != nil {
 		return result{}, err
@@ -452,7 +471,7 @@ func (c *cluster) runWave(ctx context.Context, w wave) (result, error) {
 	if err := c.createWave(ctx, w); err != nil {
 		return result{}, err
 	}
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, guard); err != nil {
 		return result{}, err
 	}
 	r := t.result()

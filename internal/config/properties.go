@@ -19,6 +19,10 @@ const (
 	PropQuotaPreemptionDelay    = "quota.preemption.delay"
 	PropUnschedAsksBackoff      = "application.unschedasks.backoff"
 	PropUnschedAsksBackoffDelay = "application.unschedasks.backoff.delay"
+	// Paddock's own keys carry the "paddock." prefix, which the reference
+	// never uses, so they cannot clash with a key it defines later.
+	PropFairSharePreemption = "paddock.fairshare.preemption"
+	PropFairShareWeight     = "paddock.fairshare.weight"
 )
 
 // Property values.
@@ -37,6 +41,8 @@ const (
 
 // Property defaults.
 const (
+	maxFairShareWeight = 1e6
+
 	DefaultPreemptionDelay         = 30 * time.Second
 	DefaultUnschedAsksBackoffDelay = 30 * time.Second
 )
@@ -59,6 +65,13 @@ type Properties struct {
 	// UnschedAsksBackoff 0 means off.
 	UnschedAsksBackoff      uint64
 	UnschedAsksBackoffDelay time.Duration
+	// FairSharePreemption (paddock.fairshare.preemption: enabled) lets the
+	// queue's children reclaim from one another up to their weighted
+	// fair shares. It is not inherited.
+	FairSharePreemption bool
+	// FairShareWeight (paddock.fairshare.weight, default 1) is the queue's
+	// weight among its siblings for fair-share preemption. Not inherited.
+	FairShareWeight float64
 }
 
 // DefaultProperties returns the properties of a queue that sets none.
@@ -70,6 +83,7 @@ func DefaultProperties() Properties {
 		PreemptionPolicy:        PolicyDefault,
 		PreemptionDelay:         DefaultPreemptionDelay,
 		UnschedAsksBackoffDelay: DefaultUnschedAsksBackoffDelay,
+		FairShareWeight:         1,
 	}
 }
 
@@ -90,14 +104,15 @@ func ParseProperties(m map[string]string) (Properties, error) {
 
 // InheritProperties returns the raw property map a configured child queue
 // runs with: the parent's map filtered (priority.policy and priority.offset
-// are not inherited; preemption.policy only when "disabled") with the
+// and Paddock's fair-share keys are not inherited; preemption.policy only
+// when "disabled") with the
 // child's own properties on top. Dynamic queues do not use this: they only
 // get their child template's properties.
 func InheritProperties(parent, own map[string]string) map[string]string {
 	out := make(map[string]string, len(parent)+len(own))
 	for k, v := range parent {
 		switch k {
-		case PropPriorityPolicy, PropPriorityOffset:
+		case PropPriorityPolicy, PropPriorityOffset, PropFairSharePreemption, PropFairShareWeight:
 			continue
 		case PropPreemptionPolicy:
 			if !strings.EqualFold(strings.TrimSpace(v), PolicyDisabled) {
@@ -191,6 +206,22 @@ func parseProperties(ps *problems, queue, key string, m map[string]string) Prope
 				continue
 			}
 			p.UnschedAsksBackoff = n
+		case PropFairSharePreemption:
+			switch v {
+			case priorityEnabled:
+				p.FairSharePreemption = true
+			case priorityDisabled:
+				p.FairSharePreemption = false
+			default:
+				bad("enabled or disabled")
+			}
+		case PropFairShareWeight:
+			w, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(w > 0) || math.IsInf(w, 0) || w > maxFairShareWeight {
+				bad("a positive number up to 1000000")
+				continue
+			}
+			p.FairShareWeight = w
 		default:
 			ps.warn(queue, k, "unknown property is ignored")
 		}

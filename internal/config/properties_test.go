@@ -47,6 +47,7 @@ func TestInheritProperties(t *testing.T) {
 		{"inherited keys copied", map[string]string{PropSortPolicy: "fair", PropPreemptionDelay: "1m", PropQuotaPreemptionDelay: "5m", "custom": "v"}, nil,
 			map[string]string{PropSortPolicy: "fair", PropPreemptionDelay: "1m", PropQuotaPreemptionDelay: "5m", "custom": "v"}},
 		{"priority keys not inherited", map[string]string{PropPriorityPolicy: "fence", PropPriorityOffset: "4"}, nil, nil},
+		{"fair-share keys not inherited", map[string]string{PropFairSharePreemption: "enabled", PropFairShareWeight: "3"}, nil, nil},
 		{"fence preemption not inherited", map[string]string{PropPreemptionPolicy: "fence"}, nil, nil},
 		{"disabled preemption inherited", map[string]string{PropPreemptionPolicy: "Disabled"}, nil, map[string]string{PropPreemptionPolicy: "Disabled"}},
 		{"own overrides", map[string]string{PropSortPolicy: "fair", PropPreemptionPolicy: "disabled"}, map[string]string{PropSortPolicy: "fifo", PropPreemptionPolicy: "fence"},
@@ -83,6 +84,30 @@ func TestFormatQuantity(t *testing.T) {
 	}{{"vcore", 2000, "2"}, {"vcore", 1500, "1500m"}, {"memory", 3 << 30, "3Gi"}, {"memory", 1000, "1000"}, {"pods", 0, "0"}} {
 		if got := FormatQuantity(tc.name, tc.v); got != tc.want {
 			t.Errorf("FormatQuantity(%s, %d) = %q, want %q", tc.name, tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestFairShareProperties: Paddock's fair-share keys parse, keep their
+// defaults when absent or bad, and reject what is not a positive weight.
+func TestFairShareProperties(t *testing.T) {
+	p, err := ParseProperties(map[string]string{PropFairSharePreemption: " Enabled ", PropFairShareWeight: "2.5"})
+	if err != nil || !p.FairSharePreemption || p.FairShareWeight != 2.5 {
+		t.Fatalf("properties = %+v, %v", p, err)
+	}
+	if d := DefaultProperties(); d.FairSharePreemption || d.FairShareWeight != 1 {
+		t.Fatalf("defaults = %+v", d)
+	}
+	for _, bad := range []map[string]string{
+		{PropFairSharePreemption: "on"}, {PropFairShareWeight: "0"}, {PropFairShareWeight: "-1"},
+		{PropFairShareWeight: "NaN"}, {PropFairShareWeight: "Inf"}, {PropFairShareWeight: "1e7"}, {PropFairShareWeight: "x"},
+	} {
+		p, err := ParseProperties(bad)
+		if err == nil {
+			t.Errorf("%v: want an error", bad)
+		}
+		if p.FairSharePreemption || p.FairShareWeight != 1 {
+			t.Errorf("%v: a bad value must keep the default: %+v", bad, p)
 		}
 	}
 }

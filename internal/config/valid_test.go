@@ -161,7 +161,7 @@ func TestParseValid(t *testing.T) {
 				a := queue(t, c, "root.a").Effective
 				wantA := Properties{SortPolicy: "fair", SortPriority: false, PriorityPolicy: "fence", PriorityOffset: -5,
 					PreemptionPolicy: "fence", PreemptionDelay: time.Minute, QuotaPreemptionDelay: 10 * time.Minute,
-					UnschedAsksBackoff: 3, UnschedAsksBackoffDelay: 30 * time.Second}
+					UnschedAsksBackoff: 3, UnschedAsksBackoffDelay: 30 * time.Second, FairShareWeight: 1}
 				if d := cmp.Diff(wantA, a); d != "" {
 					t.Errorf("root.a (-want +got):\n%s", d)
 				}

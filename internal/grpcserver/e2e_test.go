@@ -43,12 +43,13 @@ type recorder struct {
 	rejApps      map[string]bool
 	accNodes     map[string]bool
 	rejAllocs    map[string]string // by allocation key: the reason
+	released     map[string]string // preempted allocations by key: the message
 	changed      chan struct{}
 }
 
 func newRecorder() *recorder {
 	return &recorder{allocs: map[string]*si.Allocation{}, accApps: map[string]bool{}, rejApps: map[string]bool{},
-		accNodes: map[string]bool{}, rejAllocs: map[string]string{}, changed: make(chan struct{}, 1)}
+		accNodes: map[string]bool{}, rejAllocs: map[string]string{}, released: map[string]string{}, changed: make(chan struct{}, 1)}
 }
 
 var _ api.ResourceManagerCallback = (*recorder)(nil)
@@ -67,6 +68,11 @@ func (r *recorder) UpdateAllocation(resp *si.AllocationResponse) error {
 	}
 	for _, a := range resp.RejectedAllocations {
 		r.rejAllocs[a.AllocationKey] = a.Reason
+	}
+	for _, a := range resp.Released {
+		if a.TerminationType == si.TerminationType_PREEMPTED_BY_SCHEDULER {
+			r.released[a.AllocationKey] = a.Message
+		}
 	}
 	r.mu.Unlock()
 	r.poke()

@@ -124,6 +124,7 @@ type attachment struct {
 var (
 	_ api.ResourceManagerCallback = (*session)(nil)
 	_ rmproxy.Asker               = (*session)(nil)
+	_ rmproxy.Remote              = (*session)(nil)
 )
 
 func newSession(s *Server, e *rmEntry, now time.Time) *session {
@@ -338,6 +339,40 @@ func (s *Server) detach(a *attachment, clean bool) {
 		ss.stopLocked(status.Errorf(codes.FailedPrecondition, "rm %s closed its streams: register again", ss.entry.id))
 	case !clean && ss.state == RMRunning:
 		ss.pauseLocked()
+	}
+}
+
+// Connected reports whether the RM has a stream of this registration open
+// (the scheduler forgets a registration idle without one, rmproxy.Remote).
+func (ss *session) Connected() bool {
+	s := ss.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.superseded || ss.state == RMStopped {
+		return false
+	}
+	for _, sl := range ss.slots {
+		if sl.att != nil {
+			return true
+		}
+	}
+	return ss.relay.Load() != nil
+}
+
+// Expired ends the registration the scheduler has forgotten: its streams
+// end, and the server forgets the RM unless it is registering again.
+func (ss *session) Expired() {
+	s := ss.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.superseded {
+		return
+	}
+	s.log.Info("resource manager registration expired: no stream, nodes or applications", "rmID", ss.entry.id)
+	ss.stopLocked(status.Errorf(codes.FailedPrecondition,
+		"rm %s: registration expired (no stream open, no nodes, no applications): register again", ss.entry.id))
+	if e := ss.entry; e.sess == ss && e.registering == 0 && s.rms[e.id] == e {
+		delete(s.rms, e.id)
 	}
 }
 

@@ -31,7 +31,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 			// submitted in the window: a delay to compare with the trace's
 			// (those pending at trace start waited for an unknown time;
 			// those of a warm-up are not counted)
-			s.stats.delay(t.tier, s.now-t.submit)
+			s.stats.delay(t.tier, s.now-t.submit, t.reachAt-t.submit)
 			s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
 		}
 		s.decision("alloc", t.key, t.node)

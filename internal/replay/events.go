@@ -19,7 +19,7 @@ func (s *sim) handle(ev borg.Event, now time.Duration) {
 	case borg.KindTask:
 		s.task(ev.Task, now)
 	case borg.KindJob:
-		s.job(ev.Job)
+		s.job(ev.Job, now)
 	}
 }
 
@@ -27,7 +27,7 @@ func (s *sim) handle(ev borg.Event, now time.Duration) {
 // Otherwise job events carry nothing the replay needs: applications are
 // created with their first task (2011 jobs have no priority of their own)
 // and complete by themselves when their last task is gone.
-func (s *sim) job(e borg.JobEvent) {
+func (s *sim) job(e borg.JobEvent, now time.Duration) {
 	if !s.v2019 {
 		return
 	}
@@ -35,7 +35,7 @@ func (s *sim) job(e borg.JobEvent) {
 	case borg.EventQueue:
 		s.queueJob(e.JobID)
 	case borg.EventEnable:
-		s.enableJob(e.JobID)
+		s.enableJob(e.JobID, now)
 	}
 	if e.Type.Ends() {
 		delete(s.jobUsers, e.JobID)
@@ -134,6 +134,12 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 	t := s.tasks[id]
 	switch {
 	case e.Type == borg.EventSubmit:
+		if t != nil && t.ended && t.allocAt >= 0 {
+			// the trace ended its run (an eviction, a failure, a kill)
+			// and submits it again: our run ends now as well, and the
+			// new submission is a new ask that must find room again
+			s.endRun(t, now)
+		}
 		if t != nil && (t.sent || t.allocAt >= 0) {
 			t.traceSubmit = now // the trace's own delay counts from here
 			return              // already pending or running with us
@@ -217,11 +223,13 @@ func (s *sim) send(t *task) {
 		t.held = true
 		return
 	}
-	s.queueAsk(t)
+	s.queueAsk(t, t.submit)
 }
 
-// queueAsk queues the ask of a task for the next cycle.
-func (s *sim) queueAsk(t *task) {
+// queueAsk queues the ask of a task for the next cycle; at is when the
+// model lets it reach the scheduler, where the scheduler's own wait starts.
+func (s *sim) queueAsk(t *task, at time.Duration) {
+	t.reachAt = at
 	s.queued.asks = append(s.queued.asks, &si.Allocation{
 		AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio,
 		ResourcePerAlloc: s.askResources(t),

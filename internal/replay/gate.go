@@ -1,5 +1,7 @@
 package replay
 
+import "time"
+
 // The 2019 trace records Borg's batch scheduler (Tirmazi et al., "Borg:
 // the Next Generation", EuroSys 2020): a job submitted to it is QUEUEd,
 // "marked not eligible for scheduling by the batch scheduler" (the trace
@@ -48,7 +50,7 @@ func (s *sim) gate(t *task) bool {
 }
 
 // enableJob lets a queued job's waiting tasks reach the scheduler.
-func (s *sim) enableJob(job int64) {
+func (s *sim) enableJob(job int64, now time.Duration) {
 	waiting, ok := s.gated[job]
 	if !ok {
 		return
@@ -63,6 +65,6 @@ func (s *sim) enableJob(job int64) {
 		if _, ok := s.appJob[t.app]; !ok {
 			t.app = s.app(t.job, t.user, t.tier)
 		}
-		s.queueAsk(t)
+		s.queueAsk(t, max(now, t.submit))
 	}
 }

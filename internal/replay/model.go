@@ -166,6 +166,13 @@ func (o *Options) setModelDefaults() {
 		if o.NonProdReservation == (Reservation{}) {
 			o.NonProdReservation = DefaultNonProdReservation
 		}
+		if o.SchedRate == 0 {
+			o.SchedRate = DefaultSchedRate
+		}
+		if o.SchedBurst <= 0 {
+			o.SchedBurst = DefaultSchedBurst
+		}
+		o.SchedBurst = max(1, o.SchedBurst)
 		o.setTailDefaults()
 	}
 	if o.MemOvercommit <= 0 {
@@ -190,7 +197,11 @@ func (o *Options) ModelString() string {
 	if o.Model == ModelLimits {
 		return fmt.Sprintf("limits: every task asks for its request; node CPU x%g, memory x%g", o.CPUOvercommit, o.MemOvercommit)
 	}
-	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s); %s",
+	rate := "no throughput limit"
+	if o.SchedRate > 0 {
+		rate = fmt.Sprintf("at most %g asks/s (bursts of %g), highest priority first", o.SchedRate, o.SchedBurst)
+	}
+	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s), %s; %s",
 		o.ProdReservation.CPU, o.ProdReservation.Mem, o.NonProdReservation.CPU, o.NonProdReservation.Mem, o.CPUOvercommit, o.MemOvercommit,
-		fmtD(max(0, o.SubmitLatency)), fmtD(max(0, o.TaskLatency)), fmtD(max(0, o.ProdTaskLatency)), o.tailString())
+		fmtD(max(0, o.SubmitLatency)), fmtD(max(0, o.TaskLatency)), fmtD(max(0, o.ProdTaskLatency)), rate, o.tailString())
 }

@@ -141,6 +141,18 @@ type Options struct {
 	// TailTiers names the tiers with the latency tail (nil:
 	// DefaultTailTiers; empty: none).
 	TailTiers []string
+	// SchedRate is the scheduler's throughput in the reclaim model: at
+	// most this many asks a second of trace time reach the scheduler,
+	// highest priority first (throughput.go; the default DefaultSchedRate;
+	// negative: no limit).
+	SchedRate float64
+	// SchedBurst is how many asks the scheduler can take at once after a
+	// quiet spell (the default DefaultSchedBurst; at least one).
+	SchedBurst float64
+	// Seed varies the model's random draws (the latency tail's): the draw
+	// of a task is a function of its ask key and Seed, so the same seed
+	// gives the same decisions. Seed 0 is the replay's default draw.
+	Seed uint64
 	// Sample is the trace time between samples of the time series
 	// (default 1 minute).
 	Sample time.Duration
@@ -206,6 +218,7 @@ type task struct {
 	sent        bool          // submitted to the scheduler (maybe still held)
 	held        bool          // sent, but waiting out SubmitLatency
 	allocAt     time.Duration // when our scheduler placed it, -1 not yet
+	reachAt     time.Duration // when its ask reached the scheduler (the model's latency over)
 	node        string
 	gen         int // submission count, part of the ask key
 	cpu, mem    float64
@@ -265,6 +278,11 @@ type sim struct {
 	users    map[string]bool
 	appQueue map[string]string // application ID -> the leaf queue it was placed in
 	placed   []placedTask      // allocated in this cycle, queue not yet looked up
+
+	readyQ       []readyAsk    // asks waiting for the scheduler's throughput
+	lastDispatch time.Duration // the cycle that last let ready asks through
+	tokens       float64       // the throughput available now, in asks
+	tokensSet    bool
 }
 
 // placedTask is a task the scheduler placed, counted under its queue after
@@ -452,6 +470,9 @@ func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) tim
 	if len(s.held) > 0 {
 		target = min(target, s.held.peek().at)
 	}
+	if len(s.readyQ) > 0 {
+		return next // asks wait for the throughput: the next cycle lets some through
+	}
 	if target <= next {
 		return next
 	}
@@ -559,22 +580,29 @@ func (s *sim) decisionAt(at time.Duration, kind, key, node string) {
 func (s *sim) releasesUntil(at time.Duration) {
 	for len(s.rel) > 0 && s.rel.peek().at <= at {
 		r := heap.Pop(&s.rel).(release)
-		t := r.t
-		if t.gen != r.gen || t.allocAt < 0 {
+		if r.t.gen != r.gen || r.t.allocAt < 0 {
 			continue
 		}
-		s.queued.release = append(s.queued.release, &si.AllocationRelease{
-			ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
-		})
-		s.decisionAt(r.at, "release", t.key, t.node)
-		delete(s.byKey, t.key)
-		t.allocAt = -1
-		t.sent = false
-		s.stats.running--
+		s.endRun(r.t, r.at)
 	}
 }
 
-// deliverUntil queues the asks whose submission latency is over by at.
+// endRun releases the allocation of a running task at trace time at.
+func (s *sim) endRun(t *task, at time.Duration) {
+	s.queued.release = append(s.queued.release, &si.AllocationRelease{
+		ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
+	})
+	s.decisionAt(at, "release", t.key, t.node)
+	delete(s.byKey, t.key)
+	t.allocAt = -1
+	t.sent = false
+	s.stats.running--
+}
+
+// deliverUntil queues the asks whose submission latency is over by at, as
+// many as the scheduler's throughput lets through (throughput.go); an
+// application that completed while its ask was held is created again, as
+// a new submission would.
 func (s *sim) deliverUntil(at time.Duration) {
 	for len(s.held) > 0 && s.held.peek().at <= at {
 		h := heap.Pop(&s.held).(release)
@@ -582,14 +610,11 @@ func (s *sim) deliverUntil(at time.Duration) {
 			if s.gate(t) {
 				continue
 			}
-			t.held = false
-			if _, ok := s.appJob[t.app]; !ok {
-				// the application completed while the ask was held:
-				// create it again, as a new submission would
-				t.app = s.app(t.job, t.user, t.tier)
-			}
-			s.queueAsk(t)
+			s.ready(t, h.at)
 		}
+	}
+	if s.opts.SchedRate > 0 {
+		s.dispatch(at)
 	}
 }
 

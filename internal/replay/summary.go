@@ -54,6 +54,14 @@ type Summary struct {
 
 	// Delays per tier (index into Tiers) and overall, ours and the trace's.
 	Delays, TraceDelays [][]time.Duration
+	// ModelDelays and SchedDelays split each of our delays (same tier,
+	// same index): the modelled latency from the task's submission to its
+	// ask reaching the scheduler (the resource model's submission latency
+	// and tail, a 2019 batch scheduler's queueing), and the scheduler's
+	// own wait from there to the cycle that placed it (waiting for the
+	// next cycle, for room, behind other queues). Delays[i][k] is
+	// ModelDelays[i][k] + SchedDelays[i][k].
+	ModelDelays, SchedDelays [][]time.Duration
 	// QueueDelays are our delays per leaf queue (full path) the tasks'
 	// applications were placed in.
 	QueueDelays map[string][]time.Duration
@@ -81,11 +89,19 @@ func newSummary(o Options) *Summary {
 		Warmup:      o.Warmup && o.Start > 0,
 		Delays:      make([][]time.Duration, len(tiers)),
 		TraceDelays: make([][]time.Duration, len(tiers)),
+		ModelDelays: make([][]time.Duration, len(tiers)),
+		SchedDelays: make([][]time.Duration, len(tiers)),
 		QueueDelays: map[string][]time.Duration{},
 	}
 }
 
-func (s *Summary) delay(tier int, d time.Duration) { s.Delays[tier] = append(s.Delays[tier], d) }
+// delay records a placed task's delay d, of which model was the modelled
+// latency before its ask reached the scheduler.
+func (s *Summary) delay(tier int, d, model time.Duration) {
+	s.Delays[tier] = append(s.Delays[tier], d)
+	s.ModelDelays[tier] = append(s.ModelDelays[tier], model)
+	s.SchedDelays[tier] = append(s.SchedDelays[tier], d-model)
+}
 func (s *Summary) traceDelay(tier int, d time.Duration) {
 	s.TraceDelays[tier] = append(s.TraceDelays[tier], d)
 }
@@ -138,6 +154,30 @@ const delayLegend = `  paddock: from the task's submission in the trace to the s
   SCHEDULE, what the Borg scheduler took. Only tasks submitted in the window count (not those
   running or pending at trace start).
 `
+
+// splitLegend explains the table of writeSplit.
+const splitLegend = `  modelled: from the submission to the ask reaching Paddock (the resource model's latency);
+  scheduler: from there to the cycle that placed it, Paddock's own wait; they add up to the
+  delay above, which the fidelity compares with the trace's.
+`
+
+// writeSplit prints, per tier, where our delays come from: the modelled
+// latency and the scheduler's own wait.
+func (s *Summary) writeSplit(b *strings.Builder) {
+	fmt.Fprintf(b, "\nwhere the delay comes from     modelled latency: p50 / p90 / p99    scheduler's own wait: p50 / p90 / p99\n")
+	row := func(name string, n int, model, sched []time.Duration) {
+		fmt.Fprintf(b, "  %-12s %7d tasks   %8s %8s %8s            %8s %8s %8s\n", name, n,
+			fmtD(Percentile(model, 50)), fmtD(Percentile(model, 90)), fmtD(Percentile(model, 99)),
+			fmtD(Percentile(sched, 50)), fmtD(Percentile(sched, 90)), fmtD(Percentile(sched, 99)))
+	}
+	row("all", len(all(s.Delays)), all(s.ModelDelays), all(s.SchedDelays))
+	for i, t := range tiers {
+		if len(s.Delays[i]) > 0 {
+			row(t.name, len(s.Delays[i]), s.ModelDelays[i], s.SchedDelays[i])
+		}
+	}
+	b.WriteString(splitLegend)
+}
 
 // writeFidelity prints the fidelity table: per tier, the distance between
 // the replay's delays and the trace's, and the run's score.
@@ -192,6 +232,12 @@ func (s *Summary) Utilisation() (meanCPU, peakCPU, meanMem, peakMem float64) {
 
 // AllDelays are our delays over every tier.
 func (s *Summary) AllDelays() []time.Duration { return all(s.Delays) }
+
+// AllModelDelays are the modelled latencies of our delays over every tier.
+func (s *Summary) AllModelDelays() []time.Duration { return all(s.ModelDelays) }
+
+// AllSchedDelays are the scheduler's own waits over every tier.
+func (s *Summary) AllSchedDelays() []time.Duration { return all(s.SchedDelays) }
 
 // DecisionsPerSecond is the scheduler's allocations per second of wall
 // time.
@@ -272,6 +318,7 @@ func (s *Summary) String() string {
 		}
 	}
 	b.WriteString(delayLegend)
+	s.writeSplit(&b)
 	s.writeFidelity(&b)
 	if n := len(s.Series); n > 0 {
 		fmt.Fprintf(&b, "\nallocated share of the cluster over time (CPU / memory):\n")

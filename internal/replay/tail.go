@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,6 +121,9 @@ func (o *Options) tailExtra(tier int, key string) time.Duration {
 	if sigma == 0 || !o.tail[tier] {
 		return 0
 	}
+	if o.Seed != 0 {
+		key += "#" + strconv.FormatUint(o.Seed, 10)
+	}
 	z := normalOf(key)
 	if z <= 0 {
 		return 0
@@ -129,6 +133,22 @@ func (o *Options) tailExtra(tier int, key string) time.Duration {
 		d = min(d, max(0, o.TailMax-o.SubmitLatency))
 	}
 	return d
+}
+
+// RandomDraws reports whether a replay with these options draws random
+// latencies (a latency tail on some tier), so that its delays depend on
+// Seed.
+func (o Options) RandomDraws() bool {
+	o.setModelDefaults()
+	if o.tailSigma() == 0 {
+		return false
+	}
+	for _, on := range o.tail {
+		if on {
+			return true
+		}
+	}
+	return false
 }
 
 // normalOf maps a key to a standard normal value, the same for the same

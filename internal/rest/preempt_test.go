@@ -97,3 +97,65 @@ func TestPreemptionFields(t *testing.T) {
 		t.Errorf("the preemptor was not placed after the release: %+v", a.Requests)
 	}
 }
+
+// TestPreemptionDecisionsAndDryRun: the dry run says why nothing would be
+// preempted within preemption.delay and what would be after it, the last
+// decisions list the guaranteed-rule decision with both queues' shares,
+// and unknown asks get 404.
+func TestPreemptionDecisionsAndDryRun(t *testing.T) {
+	clk := clock.NewVirtual(start)
+	s := rmproxy.NewManual(clk)
+	if _, err := s.RegisterResourceManager(&si.RegisterResourceManagerRequest{RmID: "rm-1", Config: preemptConfig}, callback.Nop{}); err != nil {
+		t.Fatal(err)
+	}
+	s.UpdateNode(&si.NodeRequest{RmID: "rm-1", Nodes: []*si.NodeInfo{{NodeID: "n1", Action: si.NodeInfo_CREATE, SchedulableResource: res(8000, 16<<30)}}})
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm-1", New: []*si.AddApplicationRequest{{ApplicationID: "b", QueueName: "root.b", Ugi: ugi("u")}}})
+	alloc := func(app, key string, cpu int64) *si.Allocation {
+		return &si.Allocation{AllocationKey: key, ApplicationID: app, ResourcePerAlloc: res(cpu, 0)}
+	}
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm-1", Allocations: []*si.Allocation{alloc("b", "b1", 4000), alloc("b", "b2", 4000)}})
+	s.Cycle()
+	s.UpdateApplication(&si.ApplicationRequest{RmID: "rm-1", New: []*si.AddApplicationRequest{{ApplicationID: "a", QueueName: "root.a", Ugi: ugi("v")}}})
+	s.UpdateAllocation(&si.AllocationRequest{RmID: "rm-1", Allocations: []*si.Allocation{alloc("a", "a1", 2000)}})
+	s.Cycle()
+	h := New(s, Options{})
+	dry := func() PreemptDryRunInfo {
+		t.Helper()
+		rec := do(t, h, request{path: "/ws/v1/partition/default/application/a/preemption/a1"})
+		var out PreemptDryRunInfo
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || rec.Code != 200 {
+			t.Fatalf("dry run: %d %s", rec.Code, rec.Body)
+		}
+		return out
+	}
+	if d := dry(); d.WouldPreempt || d.Decision != nil || d.Why == "" {
+		t.Errorf("dry run within the delay = %+v", d)
+	}
+	clk.Advance(40 * time.Second)
+	d := dry()
+	if !d.WouldPreempt || d.Decision == nil || d.Decision.Rule != "guaranteed" || len(d.Decision.Victims) != 1 {
+		t.Fatalf("dry run after the delay = %+v", d)
+	}
+	if rec := do(t, h, request{path: "/ws/v1/partition/default/application/a/preemption/nope"}); rec.Code != 404 {
+		t.Errorf("unknown ask: %d", rec.Code)
+	}
+	var none []PreemptDecisionInfo
+	if err := json.Unmarshal(do(t, h, request{path: "/ws/v1/partition/default/preemptions"}).Body.Bytes(), &none); err != nil || len(none) != 0 {
+		t.Fatalf("decisions before any = %v, %v", none, err)
+	}
+	s.Cycle()
+	var got []PreemptDecisionInfo
+	if err := json.Unmarshal(do(t, h, request{path: "/ws/v1/partition/default/preemptions"}).Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("decisions %+v", got)
+	}
+	g := got[0]
+	if g.Rule != "guaranteed" || g.ApplicationID != "a" || g.AllocationKey != "a1" || g.Node != "n1" || g.Reason != d.Decision.Reason ||
+		g.Preemptor != (QueueShareInfo{Queue: "root.a", Basis: "guaranteed", Share: 0.5, Target: 1}) ||
+		len(g.VictimQueues) != 1 || g.VictimQueues[0] != (QueueShareInfo{Queue: "root.b", Basis: "guaranteed", Share: 4, Target: 1}) ||
+		len(g.Victims) != 1 || g.Victims[0].Resource["vcore"] != 4000 {
+		t.Errorf("decision %+v", g)
+	}
+}

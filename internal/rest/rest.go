@@ -93,6 +93,8 @@ func New(src Source, o Options) http.Handler {
 	get("/ws/v1/partition/{partition}/application/{application}", s.application)
 	get("/ws/v1/partition/{partition}/application/{application}/why", s.why)
 	get("/ws/v1/partition/{partition}/application/{application}/why/{allocation}", s.why)
+	get("/ws/v1/partition/{partition}/preemptions", s.preemptions)
+	get("/ws/v1/partition/{partition}/application/{application}/preemption/{allocation}", s.preemptDryRun)
 	get("/ws/v1/partition/{partition}/nodes", s.nodes)
 	get("/ws/v1/partition/{partition}/node/{node}", s.node)
 	get("/ws/v1/partition/{partition}/usage/users", s.users)

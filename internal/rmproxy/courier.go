@@ -1,7 +1,6 @@
 package rmproxy
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
+	"github.com/paddock-sched/paddock/internal/core/partition"
 )
 
 // An RM's callbacks run on a goroutine of their own, its courier, not on
@@ -29,9 +29,13 @@ import (
 // the service waits for the courier to deliver what was decided so far,
 // for as long as that takes or the callback running stalls.
 //
-// Callbacks of one RM never run at the same time as each other; its
-// Predicates and PreemptionPredicates run on the service goroutine, and
-// so may run while the courier delivers (as with the reference).
+// The decision callbacks of one RM (UpdateNode, UpdateApplication,
+// UpdateAllocation) never run at the same time as each other. Its notices
+// (UpdateContainerSchedulingState, SendEvent) go on a lane of their own
+// (notices.go) and may run while a decision is delivered, and its
+// Predicates and PreemptionPredicates run on the service goroutine and
+// may run while either lane delivers, as with the reference, which calls
+// each of these from a goroutine of its own.
 
 // StallAfter is how long an RM's callback may run before the service
 // stops scheduling for the RM until it returns.
@@ -59,6 +63,9 @@ type parcel struct {
 	waiting []*si.UpdateContainerSchedulingStateRequest
 	events  []*si.EventRecord
 	n       int64 // items, set as it is handed over
+	// gate, when closed as the parcel is sent, stops all but its node
+	// answers (standby.go)
+	gate *leadGate
 }
 
 // items counts the SI items of the parcel's responses, its events aside
@@ -84,19 +91,37 @@ func (p *parcel) empty() bool {
 		len(p.waiting) == 0 && len(p.events) == 0
 }
 
-// send makes the parcel's calls.
+// send makes the parcel's calls. Before each call past the node answers
+// it checks the leadership gate: once closed, the rest is dropped
+// (standby.go).
 func (p *parcel) send() {
 	if p.nodes != nil {
 		_ = p.cb.UpdateNode(p.nodes)
+		p.nodes = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.apps != nil {
 		_ = p.cb.UpdateApplication(p.apps)
+		p.apps = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.allocs != nil {
 		_ = p.cb.UpdateAllocation(p.allocs)
+		p.allocs = nil
+	}
+	if p.fenced() {
+		return
 	}
 	if p.later != nil {
 		_ = p.cb.UpdateApplication(p.later)
+		p.later = nil
+	}
+	if p.fenced() {
+		return
 	}
 	for _, w := range p.waiting {
 		p.cb.UpdateContainerSchedulingState(w)
@@ -167,6 +192,8 @@ type courier struct {
 	after time.Duration
 	poke  func()
 	timer *time.Timer // await's, owned by the service goroutine
+	// notices sends the RM's hints and events (notices.go)
+	notices *noticeLane
 }
 
 // cacheLine is the size of a cache line, or more: fields apart by this
@@ -181,13 +208,14 @@ func (c *courier) held() int64 { return c.handedItems.Load() - c.sentItems.Load(
 // courier, before parking, while waits come (see courier).
 const spinFor = 50 * time.Microsecond
 
-func newCourier(after time.Duration, poke func()) *courier {
+func newCourier(after time.Duration, poke func(), maxNotices int) *courier {
 	c := &courier{
 		wake:    make(chan struct{}, 1),
 		drained: make(chan struct{}, 1),
 		exited:  make(chan struct{}),
 		after:   after,
 		poke:    poke,
+		notices: newNoticeLane(maxNotices),
 	}
 	go c.run()
 	return c
@@ -198,6 +226,13 @@ func newCourier(after time.Duration, poke func()) *courier {
 // with the other processors busy (the RM's own goroutines), until the
 // scheduler preempts the caller, some 10 ms later.
 func (c *courier) hand(p parcel) {
+	if len(p.waiting)+len(p.events) > 0 {
+		c.notices.hand(notice{cb: p.cb, waiting: p.waiting, events: p.events})
+		p.waiting, p.events = nil, nil
+		if p.empty() {
+			return
+		}
+	}
 	p.n = p.items()
 	c.handedItems.Add(p.n)
 	c.mu.Lock()
@@ -363,6 +398,7 @@ func (c *courier) await() bool {
 // retire makes the goroutine drop what it holds and exit once the
 // callback running returns; it does not wait.
 func (c *courier) retire() {
+	c.notices.retire()
 	c.retired.Store(true)
 	c.mu.Lock()
 	clear(c.queue)
@@ -377,16 +413,22 @@ func (c *courier) retire() {
 func (c *courier) finish(deadline time.Time) {
 	c.stop.Store(true)
 	c.signal()
+	c.notices.finish()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
-	select {
-	case <-c.exited:
-	case <-t.C:
+	for _, exited := range [...]chan struct{}{c.exited, c.notices.exited} {
+		select {
+		case <-exited:
+		case <-t.C:
+			return
+		}
 	}
 }
 
-// errStalled is the node checks' answer for an RM whose callback stalled.
-var errStalled = errors.New("the resource manager has not returned from a callback; it is not asked about nodes until it does")
+// errStalled is the node checks' answer for an RM whose callback stalled:
+// not a veto of the node (partition.ErrRMUnavailable), so the pass leaves
+// the RM's asks as they are until it returns.
+var errStalled = fmt.Errorf("%w: it has not returned from a callback and is not asked about nodes until it does", partition.ErrRMUnavailable)
 
 // pause stops scheduling for RM rmID, whose courier c stalled.
 func (s *Service) pause(rmID string, c *courier) {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/si"
 	"github.com/paddock-sched/paddock/internal/clock"
+	"github.com/paddock-sched/paddock/internal/core/app"
 	"github.com/paddock-sched/paddock/internal/core/engine"
 )
 
@@ -110,38 +111,33 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 		}
 		if a, ok := p.App("app"); ok {
 			pending = a.PendingCount()
+			for i := 2; i <= 4; i++ {
+				// asks that fit the node are not taken for asks that fit
+				// no node while the RM cannot be asked about it
+				if x, ok := a.Allocation(fmt.Sprint("a", i)); ok && a.Why(x).Kind == app.NoNodeFits {
+					t.Errorf("a%d: NoNodeFits while rmA's callback stalls", i)
+				}
+			}
 		}
 	})
 	if pending != 3 {
 		t.Errorf("rmA has %d asks pending while its callback stalls, want 3", pending)
 	}
+	stuck.mu.Lock()
+	if len(stuck.hints) > 0 {
+		t.Errorf("asks that fit reported as waiting for cluster resources while rmA's callback stalls: %v", stuck.hints)
+	}
+	stuck.mu.Unlock()
 	if logs := logged(); !strings.Contains(logs, "scheduling for it is paused") {
 		t.Errorf("no warning of the stalled RM in the log:\n%s", logs)
 	}
 
-	// events of the stalled RM wait in its bounded buffer, not in the
-	// courier's queue, past the push interval
+	// events of the stalled RM go on its notice lane, not behind the
+	// decision that blocks: the RM hears them while it is stuck
 	_ = s.UpdateApplication(&si.ApplicationRequest{RmID: "rmA", New: []*si.AddApplicationRequest{
 		{ApplicationID: "app2", QueueName: "root.a", Ugi: &si.UserGroupInformation{User: "alice"}},
 	}})
-	time.Sleep(EventPushInterval + 100*time.Millisecond)
-	buffered, queuedEvents := 0, 0
-	_ = s.Inspect(func(*engine.Engine) {
-		buffered = len(s.events["rmA"].recs)
-		c := s.couriers["rmA"]
-		c.mu.Lock()
-		for _, p := range c.queue {
-			queuedEvents += len(p.events)
-		}
-		c.mu.Unlock()
-	})
-	if buffered == 0 || queuedEvents != 0 {
-		t.Errorf("stalled RM: %d events buffered, %d queued for its courier; want some buffered, none queued", buffered, queuedEvents)
-	}
-
-	close(stuck.release)
-	stuck.await(t, "rmA's allocations after its callback returned", func() bool { return len(stuck.allocs) == 4 })
-	stuck.await(t, "rmA's events of app2 after its callback returned", func() bool {
+	stuck.await(t, "rmA's events of app2 while its callback blocks", func() bool {
 		for _, e := range stuck.events {
 			if e.ObjectID == "app2" {
 				return true
@@ -149,6 +145,9 @@ func TestStalledCallbackHoldsOnlyItsRM(t *testing.T) {
 		}
 		return false
 	})
+
+	close(stuck.release)
+	stuck.await(t, "rmA's allocations after its callback returned", func() bool { return len(stuck.allocs) == 4 })
 	for i, a := range stuck.allocs {
 		if want := fmt.Sprint("a", i+1); a.AllocationKey != want {
 			t.Errorf("rmA's allocation %d is %s, want %s", i, a.AllocationKey, want)

@@ -36,8 +36,12 @@ func (s *Service) deliverEach(now time.Time, pushEvents bool) {
 // one heap object.
 func (s *Service) deliverTo(rm *engine.RM, now time.Time, pushEvents bool) {
 	id := rm.ID
-	p := parcel{cb: s.callbacks[id]}
+	p := parcel{cb: s.callbacks[id], gate: &s.lead}
 	defer s.send(id, &p)
+	if s.lead.closed() {
+		s.hold(rm, &p) // a standby's RMs hear of their nodes only (standby.go)
+		return
+	}
 	defer s.pushEvents(id, &p, now, pushEvents)
 	boxes := s.boxes[:0]
 	s.boxes = nil // a delivery a callback causes makes its own list

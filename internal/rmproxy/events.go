@@ -165,8 +165,8 @@ func eventToSI(reg *resource.Registry, r event.Record, now time.Time) *si.EventR
 }
 
 // pushEvents puts an RM's buffered events in its parcel p when the push
-// interval has passed (or at once when force is set), unless the RM is
-// paused for a stalled callback.
+// interval has passed (or at once when force is set), unless its notice
+// lane is full (notices.go).
 func (s *Service) pushEvents(rmID string, p *parcel, now time.Time, force bool) {
 	b := s.events[rmID]
 	if b == nil || p.cb == nil || len(b.recs) == 0 {
@@ -175,9 +175,9 @@ func (s *Service) pushEvents(rmID string, p *parcel, now time.Time, force bool) 
 	if !force && now.Sub(b.lastPush) < EventPushInterval {
 		return
 	}
-	if c := s.couriers[rmID]; c != nil && c.paused.Load() && !force {
-		// the RM's callback stalled: its events wait in the buffer,
-		// which is bounded, rather than in the courier's queue
+	if c := s.couriers[rmID]; c != nil && c.notices.backlog() && !force {
+		// the RM is slow to take its notices: its events wait in the
+		// buffer, which is bounded, rather than on the notice lane
 		return
 	}
 	b.lastPush = now

@@ -91,6 +91,8 @@ type Service struct {
 	// removedApps maps (partition, app ID) to the queue of applications
 	// removed since the last tally report
 	removedApps map[QueueKey]string
+	// lead is the standby gate (standby.go)
+	lead leadGate
 }
 
 var _ api.SchedulerAPI = (*Service)(nil)
@@ -159,6 +161,7 @@ func (s *Service) Cycle() int {
 	}
 	made := s.step(now)
 	s.afterStep(len(work), made)
+	s.sweepIdle(now)
 	s.snaps.own.Unlock()
 	s.deliver(now, true)
 	s.reportTally()
@@ -198,6 +201,11 @@ func (s *Service) enqueueFrom(rmID string, f func(now time.Time), n int) error {
 	s.poke()
 	return nil
 }
+
+// Wake makes the service goroutine look at the clock now rather than at
+// its next tick: a virtual clock's owner calls it after moving the clock,
+// so that timers due fire at once.
+func (s *Service) Wake() { s.poke() }
 
 // poke wakes the service goroutine.
 func (s *Service) poke() {
@@ -273,6 +281,7 @@ func (s *Service) loop() {
 			s.poke() // a pass gave way: go on with it after the inbox
 		}
 		s.watchCouriers()
+		s.sweepIdle(now)
 		s.reportTally()
 		s.serveSnapshots(now)
 	}
@@ -280,6 +289,9 @@ func (s *Service) loop() {
 
 // step runs one engine step, timed when a hook wants the duration.
 func (s *Service) step(now time.Time) int {
+	if s.lead.closed() {
+		return 0 // a standby decides nothing (standby.go)
+	}
 	if s.hooks.Latency != nil {
 		defer s.reportLatency()
 	}
@@ -329,6 +341,21 @@ func (s *Service) Inspect(f func(e *engine.Engine)) error {
 	return s.call(func(time.Time) error { f(s.eng); return nil })
 }
 
+// ExplainPreemption is a dry run of preemption for a pending ask, at the
+// service's time, on the service goroutine (partition.ExplainPreemption).
+func (s *Service) ExplainPreemption(rmID, partitionName, appID, key string) (partition.PreemptDryRun, error) {
+	var out partition.PreemptDryRun
+	err := s.call(func(now time.Time) error {
+		p, err := s.eng.Partition(rmID, partitionName)
+		if err != nil {
+			return err
+		}
+		out, err = p.ExplainPreemption(appID, key, now)
+		return err
+	})
+	return out, err
+}
+
 // RegisterResourceManager registers (or re-registers) an RM. It is
 // synchronous: when it returns, the RM's partitions exist. Do not call it
 // from inside a callback.
@@ -340,13 +367,14 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		return nil, errors.New("register: nil callback")
 	}
 	err := s.call(func(now time.Time) error {
-		if err := s.admits(req.RmID); err != nil {
+		if err := s.admits(req.RmID, now); err != nil {
 			return err
 		}
 		if err := s.eng.RegisterRM(req.RmID, req.PolicyGroup, req.Config, req.ExtraConfig); err != nil {
 			return err
 		}
 		s.noteRM(req, now)
+		s.noteIdle(req.RmID, cb, now)
 		s.callbacks[req.RmID] = cb
 		if !s.manual {
 			if old := s.couriers[req.RmID]; old == nil || old.paused.Load() {
@@ -359,7 +387,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 						s.choke(req.RmID, old, false)
 					}
 				}
-				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke)
+				s.couriers[req.RmID] = newCourier(s.stallAfter, s.poke, s.maxHeld)
 			}
 		}
 		s.mu.Lock()
@@ -392,6 +420,9 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// the allocations it heard of (it then hears of each first)
 		settles := func() bool { return !*blind && (asks == nil || asks.AnswersPredicates()) }
 		s.eng.SetPredicate(req.RmID, func(x *app.Allocation, nodeID string, allocate bool) error {
+			if s.lead.closed() {
+				return errStandby
+			}
 			if c != nil && c.paused.Load() {
 				return errStalled
 			}
@@ -420,7 +451,7 @@ func (s *Service) RegisterResourceManager(req *si.RegisterResourceManagerRequest
 		// and its PreemptionPredicates confirms a node's victims (§2.12);
 		// no answer counts as a refusal
 		s.eng.SetPreemptCheck(req.RmID, func(x *app.Allocation, nodeID string, victims []string, start int) (bool, int) {
-			if c != nil && c.paused.Load() {
+			if c != nil && c.paused.Load() || s.lead.closed() {
 				return false, 0
 			}
 			if !*blind && (asks == nil || asks.AnswersPreemptionPredicates()) && !s.settle(rmID, c) {

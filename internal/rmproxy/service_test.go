@@ -37,6 +37,7 @@ type recorder struct {
 	preempt func(*si.PreemptionPredicatesArgs) *si.PreemptionPredicatesResponse
 	checks  []*si.PreemptionPredicatesArgs
 	events  []*si.EventRecord
+	hints   []string // the asks reported as waiting for cluster resources
 	// order logs the callbacks as they come: "accepted APP", "state APP
 	// STATE", "alloc KEY", "released KEY", "node-accepted N", "node-rejected N"
 	order []string
@@ -115,9 +116,15 @@ func (r *recorder) SendEvent(ev []*si.EventRecord) {
 	r.mu.Lock()
 	r.events = append(r.events, ev...)
 	r.mu.Unlock()
+	r.poke()
 }
 
-func (r *recorder) UpdateContainerSchedulingState(*si.UpdateContainerSchedulingStateRequest) {}
+func (r *recorder) UpdateContainerSchedulingState(req *si.UpdateContainerSchedulingStateRequest) {
+	r.mu.Lock()
+	r.hints = append(r.hints, req.AllocationKey)
+	r.mu.Unlock()
+	r.poke()
+}
 
 // await waits until cond holds on the recorder (checked under its lock).
 func (r *recorder) await(t *testing.T, what string, cond func() bool) {

@@ -109,6 +109,11 @@ type Options struct {
 	// (rmproxy.DefaultMaxRMs, 100, when 0; unbounded when negative): a new
 	// ID past it is refused (gRPC ResourceExhausted).
 	MaxRMs int
+	// RMExpiry is how long the registration of a remote RM may go with no
+	// stream open while it holds no nodes and no applications before it
+	// expires and frees its place under MaxRMs (rmproxy.DefaultRMExpiry,
+	// 60 s, when 0; never when negative).
+	RMExpiry time.Duration
 	// AllowedRMs, when not empty, are the only RM IDs that may register;
 	// others are refused (gRPC PermissionDenied).
 	AllowedRMs []string
@@ -120,6 +125,10 @@ type Options struct {
 	// before the owner registers its RM; Shutdown (or a failed Start)
 	// stops it.
 	Service *rmproxy.Service
+	// Standby starts the scheduler as a standby: it takes in what its RMs
+	// send and decides nothing until Service().Activate (rmproxy
+	// standby.go).
+	Standby bool
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -184,6 +193,9 @@ func Start(o Options) (*Server, error) {
 	s := &Server{logs: o.Logs, log: o.Logs.Logger(logging.Entrypoint), serveErr: make(chan error, 1), uiDir: o.UIDir}
 	if s.svc = o.Service; s.svc == nil {
 		s.svc = rmproxy.New(o.Clock)
+		if o.Standby {
+			s.svc.Fence()
+		}
 		if err := s.limit(o); err != nil {
 			s.svc.Stop()
 			return nil, err
@@ -265,6 +277,7 @@ func (s *Server) limit(o Options) error {
 	s.svc.SetQueueLimit(o.SIQueueLimit, o.SIQueueWait)
 	s.svc.SetTypeLimit(o.ResourceTypes)
 	s.svc.SetRMLimit(o.MaxRMs)
+	s.svc.SetRMExpiry(o.RMExpiry)
 	s.svc.SetAllowedRMs(o.AllowedRMs)
 	return nil
 }

@@ -31,13 +31,20 @@ type Row struct {
 // Differs reports whether the two replays differ on the row.
 func (r Row) Differs() bool { return r.A != r.B }
 
-// Sections of the comparison, in the order they are printed.
+// Sections of the comparison, in the order they are printed: the
+// scheduler's own wait first (what a queue configuration changes), then
+// the modelled latency before the ask reached the scheduler, then their
+// sum, the delay the fidelity compares with the trace.
 const (
 	SectionTasks      = "tasks"
-	SectionAllocation = "allocated share of the cluster"
-	SectionDelayAll   = "scheduling delay (submit to allocation), all tiers"
+	SectionSchedAll   = "scheduler's own wait (ask at Paddock to placement), all tiers"
+	SectionSchedTier  = "scheduler's own wait per priority tier"
+	SectionModelAll   = "modelled latency (submission to the ask reaching Paddock), all tiers"
+	SectionModelTier  = "modelled latency per priority tier"
+	SectionDelayAll   = "scheduling delay (submit to allocation: the two above added), all tiers"
 	SectionDelayTier  = "scheduling delay per priority tier"
 	SectionDelayQueue = "scheduling delay per queue"
+	SectionAllocation = "allocated share of the cluster"
 )
 
 // Rows lists every compared figure.
@@ -59,13 +66,6 @@ func (r *Result) Rows() []Row {
 	count("rejected asks", func(s *replay.Summary) int { return s.RejectedAsks })
 	count("rejected applications", func(s *replay.Summary) int { return s.RejectedApps })
 
-	ca, pca, ma, pma := a.Utilisation()
-	cb, pcb, mb, pmb := b.Utilisation()
-	add(SectionAllocation, "CPU mean", Share, ca, cb)
-	add(SectionAllocation, "CPU peak", Share, pca, pcb)
-	add(SectionAllocation, "memory mean", Share, ma, mb)
-	add(SectionAllocation, "memory peak", Share, pma, pmb)
-
 	delays := func(sec, name string, da, db []time.Duration) {
 		prefix := ""
 		if name != "" {
@@ -77,15 +77,28 @@ func (r *Result) Rows() []Row {
 				float64(replay.Percentile(da, p)), float64(replay.Percentile(db, p)))
 		}
 	}
-	delays(SectionDelayAll, "", a.AllDelays(), b.AllDelays())
-	for i, t := range replay.Tiers() {
-		if len(a.Delays[i])+len(b.Delays[i]) > 0 {
-			delays(SectionDelayTier, t, a.Delays[i], b.Delays[i])
+	perTier := func(all, tier string, sumA, sumB []time.Duration, of func(*replay.Summary) [][]time.Duration) {
+		delays(all, "", sumA, sumB)
+		da, db := of(a), of(b)
+		for i, t := range replay.Tiers() {
+			if len(da[i])+len(db[i]) > 0 {
+				delays(tier, t, da[i], db[i])
+			}
 		}
 	}
+	perTier(SectionSchedAll, SectionSchedTier, a.AllSchedDelays(), b.AllSchedDelays(), func(s *replay.Summary) [][]time.Duration { return s.SchedDelays })
+	perTier(SectionModelAll, SectionModelTier, a.AllModelDelays(), b.AllModelDelays(), func(s *replay.Summary) [][]time.Duration { return s.ModelDelays })
+	perTier(SectionDelayAll, SectionDelayTier, a.AllDelays(), b.AllDelays(), func(s *replay.Summary) [][]time.Duration { return s.Delays })
 	for _, q := range queues(a, b) {
 		delays(SectionDelayQueue, q, a.QueueDelays[q], b.QueueDelays[q])
 	}
+
+	ca, pca, ma, pma := a.Utilisation()
+	cb, pcb, mb, pmb := b.Utilisation()
+	add(SectionAllocation, "CPU mean", Share, ca, cb)
+	add(SectionAllocation, "CPU peak", Share, pca, pcb)
+	add(SectionAllocation, "memory mean", Share, ma, mb)
+	add(SectionAllocation, "memory peak", Share, pma, pmb)
 	return rows
 }
 
@@ -184,6 +197,7 @@ func (r *Result) String() string {
 		}
 		fmt.Fprintf(&b, "  %-32s %14s %14s   %s\n", row.Name, format(row.Kind, row.A), format(row.Kind, row.B), diff(row))
 	}
+	r.writeIntervals(&b)
 	fmt.Fprintf(&b, "\ndecision log sha256\n  A %s\n  B %s\n", a.LogHash, r.B.LogHash)
 	n, total := r.Differences(), len(r.Rows())
 	switch {

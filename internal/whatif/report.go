@@ -21,7 +21,7 @@ func HTML(r *Result) []byte {
 	b.WriteString("<h1>Paddock what-if: one trace, two queue configurations</h1>")
 	fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(r.String()))
 	fmt.Fprintf(&b, "<table><tr><th>A: %s</th><th>B: %s</th></tr><tr><td>%s</td><td>%s</td></tr></table>",
-		html.EscapeString(r.NameA), html.EscapeString(r.NameB), replay.FidelityHTML(r.A)+replay.ChartsHTML(r.A), replay.FidelityHTML(r.B)+replay.ChartsHTML(r.B))
+		html.EscapeString(r.NameA), html.EscapeString(r.NameB), replay.FidelityHTML(r.A)+replay.SplitHTML(r.A)+replay.ChartsHTML(r.A), replay.FidelityHTML(r.B)+replay.SplitHTML(r.B)+replay.ChartsHTML(r.B))
 	b.WriteString("</body></html>\n")
 	return b.Bytes()
 }

@@ -1,8 +1,11 @@
 // Package whatif replays one trace under two queue configurations and
-// compares what the scheduler did: scheduling delays per priority tier and
-// per queue, tasks scheduled and pending, CPU and memory allocation,
+// compares what the scheduler did: the scheduler's own wait, the modelled
+// latency before it and their sum, per priority tier (and the sum per
+// queue), tasks scheduled and pending, CPU and memory allocation,
 // preemptions, and the decision-log hashes. Identical configurations give
-// identical hashes and no differences.
+// identical hashes and no differences. Where the replay's model draws
+// random latencies, RunSeeds replays both sides under several seeds and
+// gives each difference with an interval.
 package whatif
 
 import (
@@ -20,10 +23,12 @@ type Config struct {
 	YAML string
 }
 
-// Result holds both replays.
+// Result holds both replays (under the default seed) and, from RunSeeds,
+// both under each seed.
 type Result struct {
 	A, B         *replay.Summary
 	NameA, NameB string
+	Seeds        []Pair
 }
 
 // Run replays o's trace with configuration a and with b, side by side on

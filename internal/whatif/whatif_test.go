@@ -180,3 +180,72 @@ func keys(m map[string][]time.Duration) []string {
 	}
 	return out
 }
+
+// The scheduler's own wait comes first, then the modelled latency, then
+// their sum.
+func TestSchedulerWaitFirst(t *testing.T) {
+	r, err := Run(trace(t), Config{"default", ""}, Config{"tight batch", tight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := r.String()
+	sched := strings.Index(out, SectionSchedAll)
+	model := strings.Index(out, SectionModelAll)
+	total := strings.Index(out, SectionDelayAll)
+	if sched < 0 || model < sched || total < model {
+		t.Errorf("sections at %d (scheduler), %d (model), %d (sum):\n%s", sched, model, total, out)
+	}
+	for _, row := range r.Rows() {
+		if row.Section == SectionSchedTier && row.Name == "batch tasks" && row.A == 0 {
+			t.Error("no scheduler wait for batch")
+		}
+	}
+}
+
+// Where the model draws, the comparison replays both sides under several
+// seeds and gives B - A with an interval: zero for the same configuration,
+// beyond the noise somewhere for two different ones.
+func TestSeedIntervals(t *testing.T) {
+	o := trace(t)
+	if !o.RandomDraws() {
+		t.Fatal("the default model draws a latency tail")
+	}
+	r, err := RunSeeds(o, Config{"default", ""}, Config{"tight batch", tight}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Seeds) != 3 || r.Seeds[0].A.LogHash != r.A.LogHash || r.Seeds[1].A.LogHash == r.A.LogHash {
+		t.Fatalf("seeds %d; seed 0 is the result's A, seed 1 draws otherwise", len(r.Seeds))
+	}
+	ivs := r.Intervals()
+	beyond := 0
+	for _, iv := range ivs {
+		if iv.N != 3 || iv.Lo > iv.Mean || iv.Mean > iv.Hi {
+			t.Errorf("interval %+v", iv)
+		}
+		if iv.Beyond() {
+			beyond++
+		}
+	}
+	if len(ivs) == 0 || beyond == 0 {
+		t.Errorf("%d intervals, %d beyond the noise", len(ivs), beyond)
+	}
+	if out := r.String(); !strings.Contains(out, "B - A over 3 seeds") {
+		t.Errorf("output lacks the seed intervals:\n%s", out)
+	}
+
+	same, err := RunSeeds(o, Config{"a", tight}, Config{"b", tight}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range same.Intervals() {
+		if iv.Mean != 0 || iv.Lo != 0 || iv.Hi != 0 || iv.Beyond() {
+			t.Errorf("same configuration: %+v", iv)
+		}
+	}
+	// without draws there is one replay per side
+	o.TailTiers = []string{}
+	if one, err := RunSeeds(o, Config{"a", ""}, Config{"b", tight}, 3); err != nil || len(one.Seeds) != 0 {
+		t.Errorf("no draws: %v, %d seed pairs", err, len(one.Seeds))
+	}
+}

@@ -77,24 +77,35 @@ func (a *App) dropPlaceholder(x *Allocation) {
 
 // Link takes pending real ask x out of scheduling to replace placeholder
 // ph: ph is marked released and waits for the RM's confirmation.
-func (a *App) Link(x, ph *Allocation) {
+func (a *App) Link(x, ph *Allocation) { a.LinkOn(x, ph, "") }
+
+// LinkOn is Link for a real ask that goes to node on ("": the
+// placeholder's) once the RM confirms the placeholder's release: the RM
+// refused the placeholder's node for it.
+func (a *App) LinkOn(x, ph *Allocation, on string) {
 	a.dequeue(x)
 	link(x, ph)
+	if on != "" && on != ph.NodeID {
+		x.rare.on = on
+	}
 	ph.Released = true
 	a.dropPlaceholder(ph)
 	a.linked++
-	a.taskGroup(ph.TaskGroup).Replaced++
 }
 
 // Swap completes a replacement at now: placeholder ph leaves the
 // application (its time goes to the History) and the real ask linked to it
-// becomes an allocation on ph's node. It returns the real allocation, or
-// nil when ph was not linked.
+// becomes an allocation on ph's node, or on the node it was linked on
+// (LinkOn). It returns the real allocation, or nil when ph was not linked.
 func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	x := ph.ReplacedBy()
 	h := HashKey(ph.Key)
 	if y, _ := a.Find(ph.Key, h); x == nil || y != ph {
 		return nil
+	}
+	node := ph.NodeID
+	if on := x.ReplaceOn(); on != "" {
+		node = on
 	}
 	a.all.remove(ph, h)
 	a.ended(ph, now)
@@ -103,7 +114,9 @@ func (a *App) Swap(ph *Allocation, now time.Time) *Allocation {
 	a.PlaceholderAllocated.Dec(ph.Res)
 	link(x, nil)
 	a.linked--
-	x.NodeID = ph.NodeID
+	// as the reference, a replacement counts once the RM confirmed it
+	a.taskGroup(ph.TaskGroup).Replaced++
+	x.NodeID = node
 	x.PlaceholderUsed = true
 	x.SetAvoid("")
 	x.Allocated = ph.Allocated
@@ -118,6 +131,10 @@ func (a *App) MarkReleased(ph *Allocation) {
 	ph.Released = true
 	a.dropPlaceholder(ph)
 }
+
+// Replaced counts a placeholder of a task group the RM released as
+// replaced without a replacement linked to it.
+func (a *App) Replaced(group string) { a.taskGroup(group).Replaced++ }
 
 // TimedOut counts a timed-out placeholder of a task group.
 func (a *App) TimedOut(group string) { a.taskGroup(group).TimedOut++ }

@@ -12,6 +12,9 @@ type rareFields struct {
 	// while the RM confirms that placeholder's release; replacedBy is the
 	// reverse link on the placeholder.
 	replacing, replacedBy *Allocation
+	// on is, for a real ask replacing a placeholder, the node it goes to
+	// when not the placeholder's (the RM refused that one for it)
+	on string
 	// preemptedFor is, on a victim of preemption, the ask it makes room for.
 	preemptedFor *Allocation
 	// victims counts an ask's victims whose release the RM has not
@@ -58,6 +61,16 @@ func (a *Allocation) ReplacedBy() *Allocation {
 	return a.rare.replacedBy
 }
 
+// ReplaceOn is, for a real ask waiting to replace a placeholder, the node
+// it goes to when the RM confirms the placeholder's release, if not the
+// placeholder's ("" otherwise).
+func (a *Allocation) ReplaceOn() string {
+	if a.rare == nil {
+		return ""
+	}
+	return a.rare.on
+}
+
 // link makes real ask x wait for placeholder ph's release; ph nil with x's
 // current placeholder unlinks both.
 func link(x, ph *Allocation) {
@@ -65,6 +78,7 @@ func link(x, ph *Allocation) {
 		if old := x.Replacing(); old != nil {
 			old.rare.replacedBy = nil
 			x.rare.replacing = nil
+			x.rare.on = ""
 		}
 		return
 	}

@@ -293,6 +293,35 @@ func (e *Engine) RegisterRM(id, policyGroup, cfgText string, extra map[string]st
 	return nil
 }
 
+// Empty reports whether the RM holds no nodes and no applications in any
+// partition.
+func (rm *RM) Empty() bool {
+	for _, p := range rm.parts {
+		if p.NodeCount() > 0 || p.AppCount() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Unregister forgets a resource manager and everything it had; it reports
+// whether the RM was registered. A later registration of the ID is a new
+// one (with a new Order).
+func (e *Engine) Unregister(id string) bool {
+	if _, ok := e.rms[id]; !ok {
+		return false
+	}
+	delete(e.rms, id)
+	sorted := make([]*RM, 0, len(e.rms))
+	for _, rm := range e.sorted {
+		if rm.ID != id {
+			sorted = append(sorted, rm)
+		}
+	}
+	e.sorted = sorted
+	return true
+}
+
 // Registered returns the registered resource managers in ID order. The
 // slice is the engine's own and changes with the next registration: do
 // not modify or keep it.

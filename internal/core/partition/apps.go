@@ -532,10 +532,16 @@ func (p *Partition) drop(a *app.App, key string, term Termination, now time.Time
 		return nil, dropped{}
 	}
 	leaf := p.leafOf(a)
-	if x.Placeholder && x.ReplacedBy() == nil && term != PlaceholderReplaced {
+	if x.Placeholder {
 		// as the reference counts placeholderData: every placeholder that
-		// goes other than by a replacement (counted when linked) timed out
-		a.TimedOut(x.TaskGroup)
+		// goes other than by a confirmed replacement (counted by the swap)
+		// timed out, one whose replacement was not confirmed yet (its node
+		// went) included
+		if term == PlaceholderReplaced {
+			a.Replaced(x.TaskGroup)
+		} else {
+			a.TimedOut(x.TaskGroup)
+		}
 	}
 	if real := x.ReplacedBy(); real != nil {
 		// the placeholder goes without a confirmed swap: its real ask waits

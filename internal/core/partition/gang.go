@@ -82,15 +82,22 @@ func (p *Partition) replace(a *app.App, leaf *queue.Queue, x *app.Allocation, no
 			p.dropPlaceholder(a, ph, Timeout, "cancel placeholder: resource incompatible", now)
 			continue
 		}
+		on := ""
 		if p.predicate != nil && p.predicate(x, ph.NodeID, false) != nil {
 			// the RM refuses that node: replace a placeholder of the
-			// group on another node (reference §2.10), else wait
-			if ph = p.placeholderElsewhere(a, x, ph.NodeID); ph == nil {
+			// group on another node, else replace this one across nodes:
+			// the real ask goes to another node that has room and that
+			// the RM allows (reference §2.10), else wait
+			if other := p.placeholderElsewhere(a, x, ph.NodeID); other != nil {
+				ph = other
+			} else if n := p.crossNode(x, ph); n != nil {
+				on = n.ID
+			} else {
 				return false
 			}
 		}
 		p.unreserveAsk(a.ID, x.Key)
-		a.Link(x, ph)
+		a.LinkOn(x, ph, on)
 		leaf.Apply(a, resource.Vector{}, neg(x.Res), x.Priority, -1)
 		p.Out.Released = append(p.Out.Released, Released{
 			Partition: p.Name, AppID: a.ID, AllocationKey: ph.Key, Termination: PlaceholderReplaced,
@@ -113,6 +120,26 @@ func (p *Partition) placeholderElsewhere(a *app.App, x *app.Allocation, refused 
 		if p.predicate(x, ph.NodeID, false) == nil {
 			return ph
 		}
+	}
+	return nil
+}
+
+// crossNode returns a node other than placeholder ph's where real ask x
+// fits now and the RM's predicates allow it, or nil: the node x replaces
+// ph on when the RM refuses ph's node for it. The queues are not checked:
+// ph's usage covers x, which is no larger.
+func (p *Partition) crossNode(x, ph *app.Allocation) *node.Node {
+	idx := p.nodeIndex()
+	for n := idx.First(&x.Res); n != nil; n = idx.Next(&x.Res, n) {
+		if n.ID != ph.NodeID && p.allowed(x, n) {
+			if len(p.vetoes) > 0 {
+				clear(p.vetoes) // refusals of the search: no event
+			}
+			return n
+		}
+	}
+	if len(p.vetoes) > 0 {
+		clear(p.vetoes)
 	}
 	return nil
 }
@@ -156,20 +183,37 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 		return true
 	}
 	n := p.nodes[ph.NodeID]
+	to := n
+	if on := ph.ReplacedBy().ReplaceOn(); on != "" {
+		// replaced across nodes: the real ask goes to the other node if
+		// it still has room, else it waits for a node again
+		var ok bool
+		if to, ok = p.nodes[on]; !ok || !to.Schedulable || !ph.ReplacedBy().Res.Fits(to.Available()) {
+			p.releaseAllocation(a, phKey, PlaceholderReplaced, now)
+			return true
+		}
+	}
 	leaf := p.leafOf(a)
 	x := a.Swap(ph, now)
 	delta := x.Res.Sub(ph.Res)
 	if n != nil {
 		n.RemoveAlloc(ph)
-		n.AddAlloc(x)
-		p.index.Update(n)
+		if n != to {
+			p.index.Update(n)
+		}
+	}
+	if to != nil {
+		to.AddAlloc(x)
+		p.index.Update(to)
 	}
 	leaf.Apply(a, delta, resource.Vector{}, 0, 0)
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
 	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", &ph.Res, now)
 	if n != nil {
 		p.emitNode(event.Remove, event.NodeAlloc, n.ID, ph.Key, "", &ph.Res, now)
-		p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
+	}
+	if to != nil {
+		p.emitNode(event.Add, event.NodeAlloc, to.ID, x.Key, "", &x.Res, now)
 	}
 	p.Out.Allocations = append(p.Out.Allocations, x)
 	p.appState(a, app.RunEvent, now, "")

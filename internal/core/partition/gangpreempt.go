@@ -72,7 +72,7 @@ func (p *Partition) tryGangPreempt(s *pass, a *app.App, leaf *queue.Queue, phs [
 	}
 	for i, x := range phs {
 		if len(plans[i].victims) > 0 {
-			p.preemptVictims(a, x, plans[i].victims, now)
+			p.preemptVictims(a, x, plans[i].victims, p.noteDecision(a, x, leaf, plans[i], now), now)
 		}
 		p.holdForGang(a, x, plans[i].node)
 	}

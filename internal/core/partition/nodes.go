@@ -41,8 +41,11 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 	if l := p.log.Node; on(l) {
 		debug(l, "node added", slog.String("nodeID", id), slog.String("capacity", p.reg.Format(capacity)), slog.Bool("schedulable", schedulable))
 	}
-	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, &capacity, time.Time{})
+	// the reference's order: the node's schedulable state, the root's
+	// max (the cluster's size), then the node itself
+	p.emitNode(event.Set, event.NodeSchedulable, id, "", "schedulable: "+strconv.FormatBool(schedulable), nil, time.Time{})
 	p.rootMaxChanged(capacity, time.Time{})
+	p.emitNode(event.Add, event.DetailsNone, id, "", msgNodeAdded, &capacity, time.Time{})
 	p.sizeDirty, p.dirty = true, true
 	return nil
 }

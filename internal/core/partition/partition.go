@@ -82,8 +82,12 @@ type Partition struct {
 	// (SI Predicates callback); it runs only for nodes that fit.
 	predicate Predicate
 	// rmPredicate is the RM's check as installed; predicate is it, timed
-	// when latency records.
+	// when latency records, and stopped for the rest of a pass once the
+	// RM is away (away.go).
 	rmPredicate Predicate
+	// rmAway is set when the RM's check answered ErrRMUnavailable in the
+	// running pass.
+	rmAway bool
 	// latency times the scheduling phases, nil for none.
 	latency *latency.Recorder
 	// vetoes counts, per message, the RM's refusals of the latest findNode
@@ -107,6 +111,8 @@ type Partition struct {
 	users *usage.Manager
 	// log holds the engine's loggers (logs.go).
 	log *Loggers
+	// decisions are the last preemption decisions (explain.go).
+	decisions []PreemptDecision
 
 	Out Outbox
 	// Stats counts the partition's decisions.
@@ -121,6 +127,9 @@ type Stats struct {
 	Preemptions uint64
 	// Yields counts the passes the batch function ended early.
 	Yields uint64
+	// RMAway counts the passes that ended because the RM could not be
+	// asked about nodes (ErrRMUnavailable).
+	RMAway uint64
 }
 
 // New creates a partition from a validated partition configuration.
@@ -369,16 +378,20 @@ func (p *Partition) SetLatency(r *latency.Recorder) {
 // latency.NodeCheck when a recorder is installed.
 func (p *Partition) timePredicate() {
 	pred, r := p.rmPredicate, p.latency
-	if pred == nil || r == nil {
-		p.predicate = pred
+	if pred == nil {
+		p.predicate = nil
 		return
 	}
-	p.predicate = func(x *app.Allocation, nodeID string, allocate bool) error {
+	if r == nil {
+		p.predicate = p.checkNode(pred)
+		return
+	}
+	p.predicate = p.checkNode(func(x *app.Allocation, nodeID string, allocate bool) error {
 		start := r.Start(latency.NodeCheck)
 		err := pred(x, nodeID, allocate)
 		r.Stop(latency.NodeCheck, start)
 		return err
-	}
+	})
 }
 
 // SetBatch installs the function a pass calls every BatchCheck

@@ -41,10 +41,11 @@ const maxPreemptAttempts = 10
 // minCandidateNodesPercentage defaults). Touching every allocation of a
 // large cluster costs tens of milliseconds in cache misses alone; a few
 // hundred candidate nodes find a set of victims as small in practice.
-const (
-	minCandidateNodes     = 100
-	candidateNodesPercent = 10
-)
+const minCandidateNodes = 100
+
+// candidateNodesPercent is a variable only so that a benchmark can measure
+// other breadths; nothing else sets it.
+var candidateNodesPercent = 10
 
 // candidateNodes is how many workable nodes the victim search compares.
 func (p *Partition) candidateNodes() int {
@@ -56,6 +57,9 @@ func (p *Partition) candidateNodes() int {
 type preemptPlan struct {
 	node    *node.Node
 	victims []*app.Allocation
+	// fair is the fair-share level the plan reclaims at, nil for the
+	// guaranteed rule
+	fair *fairLevel
 }
 
 // victimLeaf describes a leaf queue whose allocations may be victims of
@@ -108,7 +112,7 @@ func (p *Partition) tryPreempt(s *pass, a *app.App, leaf *queue.Queue, x *app.Al
 	defer p.latency.Stop(latency.Preemption, p.latency.Start(latency.Preemption))
 	plan, ok := p.planPreemption(leaf, x, now)
 	if !ok {
-		if underGuarantee(leaf, x.Res) {
+		if underGuarantee(leaf, x.Res) || p.fairEntitled(leaf, x) {
 			// victims may become eligible (cooldowns, guarantees, the RM's
 			// predicates) without anything else changing: try again then
 			p.wakeAt(now.Add(PreemptionRetry))
@@ -160,35 +164,21 @@ func fenceRoot(leaf *queue.Queue, ask resource.Vector) *queue.Queue {
 	return q
 }
 
-// victimLeaves lists the leaves below top whose allocations may be victims
-// of an ask in askLeaf: not askLeaf itself (law 3), not a leaf whose
-// preemption.policy is disabled. A fence bounds the search upwards only
-// (fenceRoot): it does not protect its subtree from preemptors outside.
-func victimLeaves(top, askLeaf *queue.Queue, askPrio int32) map[*queue.Queue]*victimLeaf {
-	out := map[*queue.Queue]*victimLeaf{}
-	var walk func(q *queue.Queue)
-	walk = func(q *queue.Queue) {
-		if !q.Leaf {
-			for _, c := range q.Children() {
-				walk(c)
-			}
-			return
-		}
-		if q == askLeaf || q.Props.PreemptionPolicy == config.PolicyDisabled || q.Allocated.IsZero() {
-			return
-		}
-		lca := commonAncestor(q, askLeaf)
-		vl := &victimLeaf{leaf: q, askPrio: askPrio}
-		for c := q; c != lca; c = c.Parent {
-			vl.chain = append(vl.chain, c)
-		}
-		for c := askLeaf; c != lca; c = c.Parent {
-			vl.askPrio = c.AdjustPriority(vl.askPrio)
-		}
-		out[q] = vl
+// newVictimLeaf describes leaf q as a source of victims for an ask of
+// priority askPrio in askLeaf. A preemption.policy of disabled keeps a
+// leaf's allocations out (leafCache.get); a fence bounds the search
+// upwards only (fenceRoot): it does not protect its subtree from
+// preemptors outside.
+func newVictimLeaf(q, askLeaf *queue.Queue, askPrio int32) *victimLeaf {
+	lca := commonAncestor(q, askLeaf)
+	vl := &victimLeaf{leaf: q, askPrio: askPrio}
+	for c := q; c != lca; c = c.Parent {
+		vl.chain = append(vl.chain, c)
 	}
-	walk(top)
-	return out
+	for c := askLeaf; c != lca; c = c.Parent {
+		vl.askPrio = c.AdjustPriority(vl.askPrio)
+	}
+	return vl
 }
 
 func isAncestor(anc, q *queue.Queue) bool {
@@ -266,6 +256,9 @@ func shares(v, ask resource.Vector) bool {
 // queue, on top of what earlier preemptions are already removing.
 type guard struct {
 	taken map[*queue.Queue]resource.Vector
+	// fair, when set, also keeps the victims' queues at or above their
+	// fair shares (fairshare.go)
+	fair *fairLevel
 }
 
 // allows reports whether v may be taken without any queue of its chain
@@ -282,7 +275,7 @@ func (g *guard) allows(v victim) bool {
 			}
 		}
 	}
-	return true
+	return g.fair == nil || g.fair.keeps(v, g.taken)
 }
 
 func (g *guard) add(v victim, sign int64) {
@@ -296,25 +289,98 @@ func (g *guard) add(v victim, sign int64) {
 }
 
 // planPreemption decides the victims for ask x of leaf, or reports false.
-// It changes nothing.
+// It changes nothing. An ask below its queue's guarantee preempts by the
+// guaranteed rule; failing that, an ask whose queue is below its fair share
+// under a parent with fair-share preemption on preempts by the fair-share
+// rule (fairshare.go).
 func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now time.Time) (preemptPlan, bool) {
-	if !underGuarantee(leaf, x.Res) {
-		return preemptPlan{}, false
-	}
-	top := fenceRoot(leaf, x.Res)
-	if top == leaf {
-		return preemptPlan{}, false
-	}
-	leaves := victimLeaves(top, leaf, x.Priority)
-	if len(leaves) == 0 {
-		return preemptPlan{}, false
-	}
-	byApp := map[string]*victimLeaf{}
-	for q, vl := range leaves {
-		for _, a := range q.Apps() {
-			byApp[a.ID] = vl
+	if underGuarantee(leaf, x.Res) {
+		if top := fenceRoot(leaf, x.Res); top != leaf && anyVictimLeaf(top, leaf) {
+			if plan, ok := p.planVictims(leaf, x, now, victimScope{top: top, exclude: leaf}); ok {
+				return plan, true
+			}
 		}
 	}
+	if x.Placeholder {
+		return preemptPlan{}, false // a gang preempts by the guaranteed rule only
+	}
+	return p.planFairShare(leaf, x, now)
+}
+
+// victimScope bounds where the victims of one plan come from: leaves below
+// top, not in exclude's subtree; fair, when set, keeps the victims' queues
+// at or above their fair shares.
+type victimScope struct {
+	top, exclude *queue.Queue
+	fair         *fairLevel
+}
+
+// anyVictimLeaf reports whether some leaf below top, outside exclude's
+// subtree, holds resources and allows preemption (leafCache.get would
+// accept it). It descends only into queues that hold something.
+func anyVictimLeaf(top, exclude *queue.Queue) bool {
+	if top == exclude || top.Allocated.IsZero() {
+		return false
+	}
+	if top.Leaf {
+		return top.Props.PreemptionPolicy != config.PolicyDisabled
+	}
+	found := false
+	top.EachChild(func(c *queue.Queue) {
+		found = found || anyVictimLeaf(c, exclude)
+	})
+	return found
+}
+
+// leafCache finds, for one plan, the victimLeaf of a leaf queue on first
+// use: a decision touches the leaves of the allocations it looks at, not
+// every queue of the tree.
+type leafCache struct {
+	scope   victimScope
+	askLeaf *queue.Queue
+	askPrio int32
+	m       map[*queue.Queue]*victimLeaf
+}
+
+// get returns q's victimLeaf, or nil when q's allocations may not be
+// victims: the ask's own leaf, a leaf with preemption.policy disabled or
+// holding nothing, or one outside the scope.
+func (c *leafCache) get(q *queue.Queue) *victimLeaf {
+	vl, ok := c.m[q]
+	if ok {
+		return vl
+	}
+	if q != nil && q.Leaf && q != c.askLeaf && q.Props.PreemptionPolicy != config.PolicyDisabled && !q.Allocated.IsZero() &&
+		isAncestor(c.scope.top, q) && !isAncestor(c.scope.exclude, q) {
+		vl = newVictimLeaf(q, c.askLeaf, c.askPrio)
+	}
+	c.m[q] = vl
+	return vl
+}
+
+// all returns the victimLeaf of every leaf in scope.
+func (c *leafCache) all() map[*queue.Queue]*victimLeaf {
+	out := map[*queue.Queue]*victimLeaf{}
+	var walk func(q *queue.Queue)
+	walk = func(q *queue.Queue) {
+		if !q.Leaf {
+			for _, ch := range q.Children() {
+				walk(ch)
+			}
+			return
+		}
+		if vl := c.get(q); vl != nil {
+			out[q] = vl
+		}
+	}
+	walk(c.scope.top)
+	return out
+}
+
+// planVictims chooses the node and victims for ask x of leaf within scope,
+// or reports false. It changes nothing.
+func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.Time, scope victimScope) (preemptPlan, bool) {
+	leaves := &leafCache{scope: scope, askLeaf: leaf, askPrio: x.Priority, m: map[*queue.Queue]*victimLeaf{}}
 	eligible := func(v *app.Allocation) (victim, bool) {
 		if v.Preempted || v.Released || v.Placeholder || v.RequiredNode != "" || v.NodeID == "" || !shares(v.Res, x.Res) {
 			return victim{}, false
@@ -322,7 +388,11 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		if now.Before(v.CooldownUntil()) && slices.Contains(v.TookFrom(), leaf.Path) {
 			return victim{}, false
 		}
-		vl := byApp[v.AppID]
+		a := p.apps[v.AppID]
+		if a == nil {
+			return victim{}, false
+		}
+		vl := leaves.get(p.leafOf(a))
 		if vl == nil {
 			return victim{}, false
 		}
@@ -332,7 +402,7 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		}
 		return victim{x: v, leaf: vl, prio: pr}, true
 	}
-	g := guard{taken: map[*queue.Queue]resource.Vector{}}
+	g := guard{taken: map[*queue.Queue]resource.Vector{}, fair: scope.fair}
 	var best preemptPlan
 	var bestScore [3]int64
 	var plans []nodePlan
@@ -344,12 +414,16 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 		best.node = p.findNode(x)
 	}
 	workable, enough := 0, p.candidateNodes()
+	only := p.scopeNodes(leaves)
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		if best.node != nil && len(best.victims) == 0 {
 			return false // a node has room already: only the queues need victims
 		}
 		if workable >= enough {
 			return false
+		}
+		if only != nil && !only[n] {
+			return true // no allocation of the scope's leaves: no candidates
 		}
 		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true
@@ -442,16 +516,51 @@ func (p *Partition) planPreemption(leaf *queue.Queue, x *app.Allocation, now tim
 	if best.node == nil {
 		return preemptPlan{}, false
 	}
-	if blocked && !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
-		return preemptPlan{}, false
+	if blocked {
+		roomy := len(best.victims) == 0 // the node had room: victims for the queues only
+		if !p.queueRoom(leaf, x, &best.victims, leaves, eligible, &g) {
+			return preemptPlan{}, false
+		}
+		if roomy {
+			if n := p.victimsNode(x, best.victims); n != nil {
+				best.node = n
+			}
+		}
 	}
+	best.fair = scope.fair
 	return best, true
+}
+
+// victimsNode is the node, in victim order, whose victims make room for x
+// there (with what it has free): the node the preemptor is reserved for
+// and placed on when victims only make room in the queues, as in the
+// reference, which prefers a node holding victims. Nil when none fits.
+func (p *Partition) victimsNode(x *app.Allocation, victims []*app.Allocation) *node.Node {
+	for i, v := range victims {
+		n, ok := p.nodes[v.NodeID]
+		if !ok || slices.ContainsFunc(victims[:i], func(u *app.Allocation) bool { return u.NodeID == v.NodeID }) {
+			continue
+		}
+		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) {
+			continue
+		}
+		freed := n.Available()
+		for _, u := range victims[i:] {
+			if u.NodeID == n.ID {
+				freed.Inc(u.Res)
+			}
+		}
+		if x.Res.Fits(freed) && p.admits(x, n, false) {
+			return n
+		}
+	}
+	return nil
 }
 
 // queueRoom adds victims from any node until every queue on the ask's
 // path has room for it once the victims are gone (plan.victims grows in
 // place). It reports false when the eligible victims do not suffice.
-func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*app.Allocation, leaves map[*queue.Queue]*victimLeaf, eligible func(*app.Allocation) (victim, bool), g *guard) bool {
+func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*app.Allocation, leaves *leafCache, eligible func(*app.Allocation) (victim, bool), g *guard) bool {
 	removed := func(q *queue.Queue) resource.Vector {
 		var r resource.Vector
 		for _, v := range *victims {
@@ -480,7 +589,10 @@ func (p *Partition) queueRoom(leaf *queue.Queue, x *app.Allocation, victims *[]*
 		}
 	}
 	var cands []victim
-	for q := range leaves {
+	// every leaf in scope, listed only now: a full cluster's root max
+	// blocks every ask, and the victims on the chosen node usually
+	// suffice
+	for q := range leaves.all() {
 		for _, a := range q.Apps() {
 			a.Each(func(v *app.Allocation) bool {
 				if c, ok := eligible(v); ok && !taken[v] {
@@ -592,7 +704,7 @@ func less3(a, b [3]int64) bool {
 // preempting in its queues and released to the RM with
 // PREEMPTED_BY_SCHEDULER; the node is reserved for the ask.
 func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptPlan, now time.Time) {
-	p.preemptVictims(a, x, plan.victims, now)
+	p.preemptVictims(a, x, plan.victims, p.noteDecision(a, x, p.leafOf(a), plan, now), now)
 	if k, has := p.appReserved[a.ID]; has {
 		p.unreserve(k)
 	}
@@ -604,8 +716,9 @@ func (p *Partition) applyPreemption(a *app.App, x *app.Allocation, plan preemptP
 
 // preemptVictims marks victims as preempted for ask x of a, counts them as
 // preempting in their queues and releases them to the RM with
-// PREEMPTED_BY_SCHEDULER.
-func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, now time.Time) {
+// PREEMPTED_BY_SCHEDULER; the release message and the victim's event end
+// with why (noteDecision).
+func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app.Allocation, why string, now time.Time) {
 	l := p.log.Preemption
 	if x.RequiredNode != "" {
 		l = p.log.RequiredNodePreemption
@@ -621,9 +734,9 @@ func (p *Partition) preemptVictims(a *app.App, x *app.Allocation, victims []*app
 	x.TriggeredPreemption = true
 	took := x.TookFrom()[:0]
 	for _, v := range victims {
-		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID, now)
+		vleaf := p.markVictim(v, "preempted by "+x.Key+" of application "+a.ID+": "+why, now)
 		if p.sink != nil {
-			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath, v.Res, now)
+			p.emitRequest(v.Key, v.AppID, "Preempted by "+x.Key+" from application "+a.ID+" in "+a.QueuePath+": "+why, v.Res, now)
 		}
 		v.SetPreemptedFor(x)
 		x.AddVictims(1)

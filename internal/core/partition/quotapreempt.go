@@ -314,6 +314,7 @@ func (p *Partition) applyQuotaPreemption(q *queue.Queue, victims []*app.Allocati
 		debug(l, "quota change preemption", slog.String("queue", q.Path), slog.String("excess", p.reg.Format(excess)),
 			slog.String("claimed", p.reg.Format(claimed)), slog.Int("victims", len(victims)))
 	}
+	p.recordQuota(q, victims, excess, now)
 	for _, v := range victims {
 		p.markVictim(v, msg, now)
 		p.emitRequest(v.Key, v.AppID, msg, v.Res, now)

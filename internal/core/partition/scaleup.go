@@ -28,6 +28,11 @@ const WaitingReason = "request is waiting for cluster resources become available
 // replace a placeholder are left out.
 func (p *Partition) reportWaiting(now time.Time) {
 	if !p.lastWaiting.IsZero() && now.Sub(p.lastWaiting) < ScaleUpInterval {
+		if p.tree.Root.PendingAsks() > 0 {
+			// asks that came since the last report are looked at once
+			// the interval is over, even if nothing else changes then
+			p.wakeAt(p.lastWaiting.Add(ScaleUpInterval))
+		}
 		return
 	}
 	p.lastWaiting = now

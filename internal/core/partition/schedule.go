@@ -92,6 +92,7 @@ func (p *Partition) Schedule(now time.Time) int {
 		p.tree.SetCluster(p.cluster)
 	}
 	p.Stats.Passes++
+	p.rmAway = false
 	var s pass
 	made := 0
 	if len(p.reserved) > 0 {
@@ -99,7 +100,7 @@ func (p *Partition) Schedule(now time.Time) int {
 	}
 	t := p.tree
 	lat := p.latency
-	for !s.yield {
+	for !s.yield && !p.rmAway {
 		start := lat.Start(latency.QueueSort)
 		leaf := p.descend()
 		lat.Stop(latency.QueueSort, start)
@@ -214,6 +215,11 @@ func (p *Partition) Schedule(now time.Time) int {
 		start = lat.Start(latency.NodeEvaluation)
 		n := p.findNode(x)
 		lat.Stop(latency.NodeEvaluation, start)
+		if p.rmAway {
+			// the RM could not be asked: x stays as it was (away.go)
+			clear(p.vetoes)
+			break
+		}
 		if len(p.vetoes) > 0 {
 			if n == nil {
 				p.tellVetoes(a, x, now)
@@ -254,7 +260,11 @@ func (p *Partition) Schedule(now time.Time) int {
 	for _, a := range s.deferred {
 		a.EndPass()
 	}
-	p.reportWaiting(now)
+	if p.rmAway {
+		p.awayEnds(now)
+	} else {
+		p.reportWaiting(now)
+	}
 	p.Stats.Allocations += uint64(made)
 	return made
 }
@@ -360,6 +370,9 @@ func (p *Partition) findNode(x *app.Allocation) *node.Node {
 		if p.allowed(x, n) {
 			return n
 		}
+		if p.rmAway {
+			return nil
+		}
 	}
 	if avoided != nil && p.allowed(x, avoided) {
 		return avoided
@@ -377,7 +390,7 @@ func (p *Partition) allowed(x *app.Allocation, n *node.Node) bool {
 	if err == nil {
 		return true
 	}
-	if !p.noEvents {
+	if !p.noEvents && !p.rmAway {
 		if p.vetoes == nil {
 			p.vetoes = map[string]int{}
 		}

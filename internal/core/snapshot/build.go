@@ -89,7 +89,7 @@ func buildPartition(p *partition.Partition, created time.Time, rejected []*App) 
 		Name: p.Name, RMID: p.RMID, Created: created, Config: p.Config(),
 		Capacity: p.Cluster(), Rules: p.PlacementRules(),
 		Users: p.Users().Users(), Groups: p.Users().Groups(),
-		Decisions: p.Stats.Allocations, Passes: p.Stats.Passes,
+		Decisions: p.Stats.Allocations, Passes: p.Stats.Passes, Preemptions: p.PreemptDecisions(),
 		queues: map[string]*Queue{}, nodes: make(map[string]*Node, p.NodeCount()),
 		apps: make(map[string]*App, p.AppCount()+p.DoneCount()+len(rejected)),
 	}

@@ -19,6 +19,7 @@ package snapshot
 
 import (
 	"cmp"
+	"github.com/paddock-sched/paddock/internal/core/partition"
 	"slices"
 	"strings"
 	"time"
@@ -95,6 +96,9 @@ type Partition struct {
 	Groups []usage.GroupDAO
 	// Reservations are the reserved nodes.
 	Reservations []Reservation
+	// Preemptions are the partition's last preemption decisions, oldest
+	// first (shared with the partition, which never writes them again).
+	Preemptions []partition.PreemptDecision
 	// Allocations counts the allocations held now; Decisions and Passes
 	// are the partition's running counters.
 	Allocations       int

@@ -48,15 +48,9 @@ func (r *row2011) split(line []byte, want int) error {
 }
 
 func (r *row2011) splitQuoted(line []byte, want int) error {
-	cr := csv.NewReader(bytes.NewReader(line))
-	cr.FieldsPerRecord = -1
-	rec, err := cr.Read()
+	rec, err := csvRecord(line)
 	if err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("bad CSV: %v", err)
+		return err
 	}
 	if len(rec) != want {
 		return fmt.Errorf("%d columns, want %d", len(rec), want)
@@ -66,6 +60,21 @@ func (r *row2011) splitQuoted(line []byte, want int) error {
 	}
 	r.n = len(rec)
 	return nil
+}
+
+// csvRecord splits one CSV line with quoted fields.
+func csvRecord(line []byte) ([]string, error) {
+	cr := csv.NewReader(bytes.NewReader(line))
+	cr.FieldsPerRecord = -1
+	rec, err := cr.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("bad CSV: %v", err)
+	}
+	return rec, nil
 }
 
 // integer parses a required integer column.

@@ -135,6 +135,10 @@ func int32Field(n jsInt, name string) (int32, error) {
 	return int32(n.v), nil
 }
 
+// jsonValuePrefix starts the error of a well-formed JSON row with a bad
+// value.
+const jsonValuePrefix = "bad JSON: "
+
 // unmarshalLine decodes one JSON object, naming the problem on failure.
 func unmarshalLine(line []byte, v any) error {
 	if err := json.Unmarshal(line, v); err != nil {
@@ -142,7 +146,7 @@ func unmarshalLine(line []byte, v any) error {
 		if errors.As(err, &se) {
 			return fmt.Errorf("bad JSON at byte %d: %v", se.Offset, err)
 		}
-		return fmt.Errorf("bad JSON: %v", err)
+		return errors.New(jsonValuePrefix + err.Error())
 	}
 	return nil
 }
@@ -326,29 +330,32 @@ func (d *machine2019) decode(line []byte, ev *MachineEvent) (int64, error) {
 	return ev.Time, nil
 }
 
-// OpenMachineEvents2019 reads the 2019 machine_events table in dir.
+// OpenMachineEvents2019 reads the 2019 machine_events table in dir (JSON
+// or CSV export, see csv2019.go).
 func OpenMachineEvents2019(dir string) (*MachineReader, error) {
 	files, err := shards2019(dir, Table2019Machines)
 	if err != nil {
 		return nil, err
 	}
-	return &MachineReader{newTableReader[MachineEvent](Table2019Machines, files, &machine2019{})}, nil
+	return &MachineReader{newTableReader[MachineEvent](Table2019Machines, files, newExport2019[MachineEvent](&machine2019{}))}, nil
 }
 
-// OpenCollectionEvents2019 reads the 2019 collection_events table in dir.
+// OpenCollectionEvents2019 reads the 2019 collection_events table in dir
+// (JSON or CSV export).
 func OpenCollectionEvents2019(dir string) (*JobReader, error) {
 	files, err := shards2019(dir, Table2019Jobs)
 	if err != nil {
 		return nil, err
 	}
-	return &JobReader{newTableReader[JobEvent](Table2019Jobs, files, &collection2019{})}, nil
+	return &JobReader{newTableReader[JobEvent](Table2019Jobs, files, newExport2019[JobEvent](&collection2019{}))}, nil
 }
 
-// OpenInstanceEvents2019 reads the 2019 instance_events table in dir.
+// OpenInstanceEvents2019 reads the 2019 instance_events table in dir
+// (JSON or CSV export).
 func OpenInstanceEvents2019(dir string) (*TaskReader, error) {
 	files, err := shards2019(dir, Table2019Tasks)
 	if err != nil {
 		return nil, err
 	}
-	return &TaskReader{newTableReader[TaskEvent](Table2019Tasks, files, &instance2019{})}, nil
+	return &TaskReader{newTableReader[TaskEvent](Table2019Tasks, files, newExport2019[TaskEvent](&instance2019{}))}, nil
 }

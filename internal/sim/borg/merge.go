@@ -54,12 +54,20 @@ type Event struct {
 
 // head is the next in-window event of one table.
 type head[T any] struct {
-	r    interface{ Next() (T, error) }
+	r    reader[T]
 	time func(*T) int64
 	ev   T
 	t    int64
-	ok   bool // ev is loaded
-	done bool // no more events in the window
+	ok   bool  // ev is loaded
+	done bool  // no more events in the window
+	last int64 // the latest time read so far
+	read bool  // an event was read
+}
+
+// reader is a table reader as the stream uses it.
+type reader[T any] interface {
+	Next() (T, error)
+	position() (table, file string, line int64)
 }
 
 // fill loads the next event inside w. Tables are time-ordered, so the first
@@ -80,6 +88,11 @@ func (h *head[T]) fill(w Window) error {
 			return err
 		}
 		t := h.time(&h.ev)
+		if h.read && t < h.last {
+			table, file, line := h.r.position()
+			return &OrderError{Table: table, File: file, Line: line, Time: t, Prev: h.last}
+		}
+		h.last, h.read = t, true
 		if t < w.Start {
 			continue
 		}
@@ -94,7 +107,9 @@ func (h *head[T]) fill(w Window) error {
 
 // Stream merges machine, job and task events into one stream ordered by
 // time, then Kind, then table order. Each table must be time-ordered, as
-// the traces' tables are; TableStats.OutOfOrder counts events that are not.
+// the traces' tables are: a row earlier than one before it in its table
+// ends the stream with an *OrderError (a reader on its own counts such
+// rows in TableStats.OutOfOrder).
 type Stream struct {
 	m  *MachineReader
 	j  *JobReader

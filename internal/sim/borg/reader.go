@@ -12,6 +12,10 @@ type decoder[T any] interface {
 	decode(line []byte, ev *T) (int64, error)
 }
 
+// fileStarter is a decoder that reads each file's first line differently
+// (a CSV header).
+type fileStarter interface{ startFile() }
+
 // tableReader streams the events of one table, skipping malformed rows.
 type tableReader[T any] struct {
 	lines *shardLines
@@ -19,6 +23,7 @@ type tableReader[T any] struct {
 	stats TableStats
 	ev    T     // decoding target, kept here so it does not escape per event
 	err   error // sticky: io.EOF or the first read error
+	file  string
 }
 
 func newTableReader[T any](table string, files []string, dec decoder[T]) tableReader[T] {
@@ -47,8 +52,17 @@ func (r *tableReader[T]) Next() (T, error) {
 		if isBlank(line) {
 			continue
 		}
+		if r.lines.file != r.file {
+			r.file = r.lines.file
+			if fs, ok := r.dec.(fileStarter); ok {
+				fs.startFile()
+			}
+		}
 		r.ev = zero
 		t, err := r.dec.decode(line, &r.ev)
+		if err == errNotARow {
+			continue
+		}
 		if err != nil {
 			r.stats.malformed(r.lines.file, r.lines.lineNo, err.Error())
 			continue
@@ -72,6 +86,11 @@ func (r *tableReader[T]) All() iter.Seq2[T, error] {
 			}
 		}
 	}
+}
+
+// position names the table, file and line of the last row read.
+func (r *tableReader[T]) position() (table, file string, line int64) {
+	return r.stats.Table, r.lines.file, r.lines.lineNo
 }
 
 // Stats returns the counts so far.
@@ -116,6 +135,8 @@ func (m *MachineReader) Stats() TableStats { return m.r.Stats() }
 // Close releases the open shard; Next returns io.EOF afterwards.
 func (m *MachineReader) Close() error { return m.r.Close() }
 
+func (m *MachineReader) position() (string, string, int64) { return m.r.position() }
+
 // JobReader streams a 2011 job_events or 2019 collection_events table.
 type JobReader struct{ r tableReader[JobEvent] }
 
@@ -133,6 +154,8 @@ func (j *JobReader) Stats() TableStats { return j.r.Stats() }
 // Close releases the open shard; Next returns io.EOF afterwards.
 func (j *JobReader) Close() error { return j.r.Close() }
 
+func (j *JobReader) position() (string, string, int64) { return j.r.position() }
+
 // TaskReader streams a 2011 task_events or 2019 instance_events table.
 type TaskReader struct{ r tableReader[TaskEvent] }
 
@@ -149,3 +172,5 @@ func (k *TaskReader) Stats() TableStats { return k.r.Stats() }
 
 // Close releases the open shard; Next returns io.EOF afterwards.
 func (k *TaskReader) Close() error { return k.r.Close() }
+
+func (k *TaskReader) position() (string, string, int64) { return k.r.position() }

@@ -75,10 +75,16 @@ func shards2011(dir string) ([]string, error) {
 	return files, nil
 }
 
-// shards2019 lists the {table}-NNNNNNNNNNNN.json[.gz] shards of a 2019
-// table, in dir itself or else in dir/{table}/.
+// csvExport matches any CSV file: a 2019 table directory may hold a
+// BigQuery CSV export under any name.
+var csvExport = regexp.MustCompile(`^.*\.csv(\.gz)?$`)
+
+// shards2019 lists the {table}-NNNNNNNNNNNN.json[.gz] or .csv[.gz] shards
+// of a 2019 table, in dir itself or else in dir/{table}/, where any other
+// .csv[.gz] file (not named like a 2011 shard) is a CSV export of the
+// table too, read after the numbered shards in name order.
 func shards2019(dir, table string) ([]string, error) {
-	re := regexp.MustCompile(`^` + regexp.QuoteMeta(table) + `-([0-9]+)\.json(\.gz)?$`)
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(table) + `-([0-9]+)\.(json|csv)(\.gz)?$`)
 	files, err := shardFiles(dir, re)
 	if err != nil {
 		return nil, err
@@ -91,9 +97,27 @@ func shards2019(dir, table string) ([]string, error) {
 		if files, err = shardFiles(sub, re); err != nil {
 			return nil, err
 		}
+		files = append(files, csvExports(sub, re)...)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("borg: no %s-NNNNNNNNNNNN.json[.gz] shards in %s", table, dir)
+		return nil, fmt.Errorf("borg: no %s-NNNNNNNNNNNN.json[.gz] shards in %s (nor .csv[.gz] exports)", table, dir)
 	}
 	return files, nil
+}
+
+// csvExports lists the CSV files of dir that are neither numbered shards
+// (numbered) nor 2011 shards, in name order.
+func csvExports(dir string, numbered *regexp.Regexp) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries { // ReadDir sorts by name
+		n := e.Name()
+		if !e.IsDir() && csvExport.MatchString(n) && !numbered.MatchString(n) && !shard2011.MatchString(n) {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // Format is a trace version.
@@ -41,13 +42,14 @@ func (t *Trace) Dir() string { return t.dir }
 // Format is the detected trace version.
 func (t *Trace) Format() Format { return t.format }
 
-var shard2019Any = regexp.MustCompile(`^(machine_events|collection_events|instance_events)-[0-9]+\.json(\.gz)?$`)
+var shard2019Any = regexp.MustCompile(`^(machine_events|collection_events|instance_events)-[0-9]+\.(json|csv)(\.gz)?$`)
 
 // Open detects the format of the trace in dir. A 2011 trace has table
 // directories machine_events/, job_events/ and task_events/ holding
 // part-NNNNN-of-NNNNN.csv[.gz] shards; a 2019 export has
-// {table}-NNNNNNNNNNNN.json[.gz] files for machine_events, collection_events
-// and instance_events, in dir or in a directory per table. Open needs at
+// {table}-NNNNNNNNNNNN.json[.gz] (or .csv[.gz]) files for machine_events,
+// collection_events and instance_events, in dir or in a directory per
+// table, where a CSV export may have any name. Open needs at
 // least one table; the others are checked when they are opened.
 func Open(dir string) (*Trace, error) {
 	st, err := os.Stat(dir)
@@ -63,6 +65,10 @@ func Open(dir string) (*Trace, error) {
 	}
 	for _, sub := range []string{"", Table2019Machines, Table2019Jobs, Table2019Tasks} {
 		is2019 = is2019 || hasMatch(filepath.Join(dir, sub), shard2019Any)
+	}
+	for _, table := range []string{Table2019Jobs, Table2019Tasks} {
+		// a CSV export under any name; machine_events/ would be ambiguous
+		is2019 = is2019 || len(csvExports(filepath.Join(dir, table), shard2019Any)) > 0
 	}
 	switch {
 	case is2011 && is2019:
@@ -114,19 +120,61 @@ func (t *Trace) Tasks() (*TaskReader, error) {
 }
 
 // Stream opens all three tables and merges them into one time-ordered
-// stream limited to w. It fails, naming the table, if one is missing.
+// stream limited to w. A trace without one of the tables is not an event
+// stream: Stream then fails with a *NotStreamError naming them all.
 func (t *Trace) Stream(w Window) (*Stream, error) {
-	m, err := t.Machines()
-	if err != nil {
-		return nil, err
+	m, errM := t.Machines()
+	j, errJ := t.Jobs()
+	k, errK := t.Tasks()
+	if errM == nil && errJ == nil && errK == nil {
+		return Merge(m, j, k, w), nil
 	}
-	j, err := t.Jobs()
-	if err != nil {
-		return nil, errors.Join(err, m.Close())
+	ns := &NotStreamError{Dir: t.dir}
+	names := [3]string{Table2011Machines, Table2011Jobs, Table2011Tasks}
+	if t.format == Format2019 {
+		names = [3]string{Table2019Machines, Table2019Jobs, Table2019Tasks}
 	}
-	k, err := t.Tasks()
-	if err != nil {
-		return nil, errors.Join(err, m.Close(), j.Close())
+	var closes []error
+	for i, err := range []error{errM, errJ, errK} {
+		if err != nil {
+			ns.Missing = append(ns.Missing, names[i])
+			ns.Errs = append(ns.Errs, err)
+		}
 	}
-	return Merge(m, j, k, w), nil
+	if m != nil {
+		closes = append(closes, m.Close())
+	}
+	if j != nil {
+		closes = append(closes, j.Close())
+	}
+	if k != nil {
+		closes = append(closes, k.Close())
+	}
+	return nil, errors.Join(append([]error{ns}, closes...)...)
+}
+
+// NotStreamError says a trace directory is not a replayable event stream:
+// it lacks tables (a sample of a few tables' rows, say).
+type NotStreamError struct {
+	Dir     string
+	Missing []string // the tables that cannot be opened
+	Errs    []error  // why, one per missing table
+}
+
+func (e *NotStreamError) Error() string {
+	return fmt.Sprintf("borg: %s is not a replayable event stream: it lacks %s, and a replay needs the machine, job and task tables (%v)",
+		e.Dir, strings.Join(e.Missing, " and "), errors.Join(e.Errs...))
+}
+
+// OrderError says a table's rows are not in time order: the stream cannot
+// merge them into one timeline (a sample of rows is not an event stream).
+type OrderError struct {
+	Table, File string
+	Line        int64 // 1-based line of the row in File
+	Time, Prev  int64 // the row's time and the latest time before it (µs)
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("borg: %s is not in time order, so it is not a replayable event stream: %s:%d at trace time %.6fs comes after %.6fs",
+		e.Table, e.File, e.Line, float64(e.Time)/1e6, float64(e.Prev)/1e6)
 }

@@ -5,8 +5,10 @@
 package entrypoint
 
 import (
+	"errors"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/apache/yunikorn-scheduler-interface/lib/go/api"
 	"go.uber.org/zap"
@@ -34,7 +36,7 @@ type ServiceContext struct {
 
 // StartAllServices starts a scheduler logging to standard error.
 func StartAllServices() *ServiceContext {
-	return start(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return start(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}), false)
 }
 
 // StartAllServicesWithLogger starts a scheduler logging through the RM's
@@ -44,13 +46,56 @@ func StartAllServicesWithLogger(logger *zap.Logger, _ *zap.Config) *ServiceConte
 	if logger == nil {
 		return StartAllServices()
 	}
-	return start(zapslog.NewHandler(logger.Named("core").Core(), zapslog.WithCaller(false)))
+	return start(zapslog.NewHandler(logger.Named("core").Core(), zapslog.WithCaller(false)), false)
 }
+
+// StartStandbyWithLogger is StartAllServicesWithLogger for a hot standby
+// (a replica that does not hold the leader's lease): the scheduler takes
+// in everything the shim sends and keeps the whole state, answers the
+// shim's node registrations, and decides nothing and tells the shim
+// nothing else until ServiceContext.Activate. Paddock's own main for the
+// shim (deploy/ha) starts it this way when leader election is on.
+func StartStandbyWithLogger(logger *zap.Logger, _ *zap.Config) *ServiceContext {
+	if logger == nil {
+		return start(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}), true)
+	}
+	return start(zapslog.NewHandler(logger.Named("core").Core(), zapslog.WithCaller(false)), true)
+}
+
+// Activate makes a standby lead: what it held for the shim is delivered
+// and a scheduling pass runs at once (scheduler.Scheduler.Activate).
+func (s *ServiceContext) Activate() error {
+	if s.Paddock == nil {
+		return errNotStarted
+	}
+	return s.Paddock.Activate()
+}
+
+// Deactivate fences the scheduler: no decision is made or delivered from
+// the moment it returns (scheduler.Scheduler.Deactivate).
+func (s *ServiceContext) Deactivate() {
+	if s.Paddock != nil {
+		s.Paddock.Deactivate()
+	}
+}
+
+// LeadUntil fences the scheduler at t unless moved again (the lease's
+// renew deadline; scheduler.Scheduler.LeadUntil).
+func (s *ServiceContext) LeadUntil(t time.Time) {
+	if s.Paddock != nil {
+		s.Paddock.LeadUntil(t)
+	}
+}
+
+// Standby reports whether the scheduler is a standby.
+func (s *ServiceContext) Standby() bool { return s.Paddock != nil && s.Paddock.Standby() }
+
+var errNotStarted = errors.New("entrypoint: the scheduler did not start")
 
 // start starts Paddock with REST on RESTAddr. Like the reference, a REST
 // port that cannot be listened on (a second scheduler in one process, as
 // the shim's tests start) is logged and the scheduler runs without it.
-func start(h slog.Handler) *ServiceContext {
+func start(h slog.Handler, standby bool) *ServiceContext {
 	log := slog.New(h)
 	addr := RESTAddr
 	if v, ok := os.LookupEnv("PADDOCK_REST_ADDR"); ok {
@@ -59,10 +104,10 @@ func start(h slog.Handler) *ServiceContext {
 			addr = ""
 		}
 	}
-	p, err := paddock.Start(paddock.Options{RESTAddr: addr, LogHandler: h})
+	p, err := paddock.Start(paddock.Options{RESTAddr: addr, LogHandler: h, Standby: standby})
 	if err != nil && addr != "" {
 		log.Error("REST API not started", "addr", addr, "error", err)
-		p, err = paddock.Start(paddock.Options{LogHandler: h})
+		p, err = paddock.Start(paddock.Options{LogHandler: h, Standby: standby})
 	}
 	if err != nil {
 		// the default configuration and no listener: cannot fail

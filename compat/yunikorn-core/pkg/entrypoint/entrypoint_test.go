@@ -148,3 +148,43 @@ func TestSecondCoreInOneProcess(t *testing.T) {
 	}
 	drive(t, second)
 }
+
+// A standby started for the shim answers its node registration, holds
+// the application and its ask without deciding, and allocates once
+// activated; Deactivate makes it a standby again.
+func TestStartStandbyWithLogger(t *testing.T) {
+	t.Setenv("PADDOCK_REST_ADDR", "off")
+	sc := StartStandbyWithLogger(zap.NewNop(), nil)
+	defer sc.StopAll()
+	if !sc.Standby() {
+		t.Fatal("not a standby")
+	}
+	go func() {
+		// drive waits for the allocation: only an activation brings it,
+		// once the ask is in (the application's view shows it)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			app := sc.Scheduler.GetClusterContext().GetApplication("app-1", "default")
+			if app != nil && len(app.GetAllRequests()) == 1 {
+				break
+			}
+		}
+		if app := sc.Scheduler.GetClusterContext().GetApplication("app-1", "default"); app == nil || len(app.GetAllAllocations()) != 0 {
+			t.Error("the standby allocated, or lost the application")
+		}
+		if err := sc.Activate(); err != nil {
+			t.Error(err)
+		}
+	}()
+	drive(t, sc)
+	if sc.Standby() {
+		t.Fatal("still a standby after Activate")
+	}
+	sc.Deactivate()
+	if !sc.Standby() {
+		t.Fatal("Deactivate left it leading")
+	}
+	var none ServiceContext
+	if none.Activate() == nil || none.Standby() {
+		t.Error("a context whose scheduler did not start activates")
+	}
+}

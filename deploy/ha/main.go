@@ -1,0 +1,170 @@
+// Command paddock-ha is the YuniKorn Kubernetes shim on Paddock with
+// leader election: the upstream shim's start-up, unmodified, around a
+// Paddock core that is a hot standby until its replica holds a
+// coordination.k8s.io Lease.
+//
+// It is built inside a copy of the shim's module, as pkg/cmd/paddock-ha,
+// the way deploy/shim/Dockerfile and e2e/kubernetes build the shim (its
+// go.mod here only keeps it out of Paddock's own module). With
+// paddock.leaderElection.enabled unset or false it starts exactly as the
+// shim's own main does. With it true:
+//
+//   - the core starts as a standby (compat/yunikorn-core
+//     StartStandbyWithLogger) and the shim starts on it as usual: its
+//     informers sync, it registers, lists nodes and pods into its cache,
+//     and sends the core its nodes, applications and foreign pods. The
+//     core answers the node registrations only, so the shim writes
+//     nothing to the API server (docs/high-availability.md);
+//   - the replica then runs for the Lease. Once it holds it, every
+//     renewal moves the core's lease deadline to the renewal's start plus
+//     the renew deadline (LeadUntil), and the core is activated;
+//   - a leader that cannot renew is fenced by that deadline before any
+//     other replica can acquire the Lease (renew deadline < lease
+//     duration), then, when the elector gives up, it fences explicitly
+//     and exits with status 1, to come back as a standby;
+//   - SIGTERM (a rolling update) fences the core, releases the Lease so
+//     that a standby takes over within a retry period, stops the shim and
+//     exits 0.
+//
+// The settings are keys of the shim's ConfigMaps (yunikorn-defaults,
+// yunikorn-configs), read once at start: paddock.leaderElection.enabled,
+// .leaseName, .leaseNamespace, .leaseDuration, .renewDeadline and
+// .retryPeriod (settings.go). The replica's identity cannot come from a
+// ConfigMap every replica shares: it is the pod's host name and a random
+// suffix, or $PADDOCK_LEADER_ELECTION_IDENTITY.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/apache/yunikorn-core/pkg/entrypoint"
+	"github.com/apache/yunikorn-k8shim/pkg/client"
+	"github.com/apache/yunikorn-k8shim/pkg/common/constants"
+	"github.com/apache/yunikorn-k8shim/pkg/conf"
+	"github.com/apache/yunikorn-k8shim/pkg/log"
+	"github.com/apache/yunikorn-k8shim/pkg/plugin/predicates"
+	"github.com/apache/yunikorn-k8shim/pkg/shim"
+)
+
+func main() {
+	logger := log.Log(log.Shim)
+	logger.Info(conf.GetBuildInfoString())
+	predicates.EnableOptionalKubernetesFeatureGates()
+	configMaps, err := client.LoadBootstrapConfigMaps()
+	if err != nil {
+		logger.Fatal("Unable to bootstrap configuration", zap.Error(err))
+	}
+	if err := conf.UpdateConfigMaps(configMaps, true); err != nil {
+		logger.Fatal("Unable to load initial configmaps", zap.Error(err))
+	}
+	set, err := parseSettings(conf.FlattenConfigMaps(configMaps), conf.GetSchedulerConf().Namespace)
+	if err != nil {
+		logger.Fatal("Invalid leader election settings", zap.Error(err))
+	}
+	logger.Info("Starting scheduler", zap.String("name", constants.SchedulerName),
+		zap.Bool("leaderElection", set.Enabled))
+	var sc *entrypoint.ServiceContext
+	if set.Enabled {
+		sc = entrypoint.StartStandbyWithLogger(log.RootLogger(), log.GetZapConfigs())
+	} else {
+		sc = entrypoint.StartAllServicesWithLogger(log.RootLogger(), log.GetZapConfigs())
+	}
+	if sc.RMProxy == nil {
+		logger.Fatal("The scheduler core did not start")
+	}
+	ss := shim.NewShimScheduler(sc.RMProxy, conf.GetSchedulerConf(), configMaps)
+	if err := ss.Run(); err != nil {
+		logger.Fatal("Unable to start scheduler", zap.Error(err))
+	}
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	if !set.Enabled {
+		<-signals
+		logger.Info("Shutdown signal received, exiting...")
+		ss.Stop()
+		os.Exit(0)
+	}
+	os.Exit(lead(sc, ss, set, signals))
+}
+
+// lead runs for the Lease until a signal comes (status 0) or the
+// leadership is lost (status 1).
+func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, signals <-chan os.Signal) int {
+	logger := log.Log(log.Shim)
+	kube := client.NewKubeClient(conf.GetSchedulerConf().KubeConfig).GetClientSet()
+	lock := &renewals{
+		Interface: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Name: set.LeaseName, Namespace: set.LeaseNamespace},
+			Client:     kube.CoordinationV1(),
+			LockConfig: resourcelock.ResourceLockConfig{Identity: set.Identity},
+		},
+		deadline: set.RenewDeadline,
+		leadUntil: func(t time.Time) {
+			sc.LeadUntil(t)
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lost := make(chan struct{})
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   set.LeaseDuration,
+		RenewDeadline:   set.RenewDeadline,
+		RetryPeriod:     set.RetryPeriod,
+		ReleaseOnCancel: true,
+		Name:            set.LeaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(context.Context) {
+				if err := sc.Activate(); err != nil {
+					logger.Error("Leader cannot activate its scheduler core", zap.Error(err))
+					sc.Deactivate()
+					cancel()
+					return
+				}
+				logger.Info("Leading: the scheduler core decides", zap.String("identity", set.Identity))
+			},
+			OnStoppedLeading: func() {
+				sc.Deactivate() // fence first: nothing more is decided or sent
+				if ctx.Err() == nil {
+					logger.Error("Leadership lost: the scheduler core is fenced; exiting to restart as a standby",
+						zap.String("identity", set.Identity))
+				}
+				close(lost)
+			},
+			OnNewLeader: func(id string) {
+				logger.Info("Leader", zap.String("identity", id), zap.Bool("self", id == set.Identity))
+			},
+		},
+	})
+	if err != nil {
+		logger.Fatal("Invalid leader election configuration", zap.Error(err))
+	}
+	logger.Info("Hot standby ready: running for the lease", zap.String("lease", set.LeaseNamespace+"/"+set.LeaseName),
+		zap.String("identity", set.Identity), zap.Duration("leaseDuration", set.LeaseDuration),
+		zap.Duration("renewDeadline", set.RenewDeadline), zap.Duration("retryPeriod", set.RetryPeriod))
+	go elector.Run(ctx)
+	select {
+	case <-signals:
+		logger.Info("Shutdown signal received: fencing, releasing the lease, exiting...")
+		sc.Deactivate()
+		cancel()
+		select {
+		case <-lost: // the elector released the lease (when it held it)
+		case <-time.After(set.RenewDeadline):
+		}
+		ss.Stop()
+		return 0
+	case <-lost:
+		cancel()
+		ss.Stop()
+		return 1
+	}
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The high-availability scenarios (docs/high-availability.md) run two
+// replicas of the shim on Paddock with leader election (deploy/ha, built
+// into the cache as paddock-ha), each talking to the API server through
+// an apiProxy of its own, and the harness's REST checks reaching the
+// leader through a forward on the usual REST port.
+func init() {
+	scenarios = append(scenarios,
+		scenario{"failover-crash", failoverCrashScenario},
+		scenario{"failover-graceful", failoverGracefulScenario},
+		scenario{"partition", partitionScenario},
+		scenario{"standby-quiet", standbyQuietScenario},
+		scenario{"kube-scheduler-ha", kubeSchedulerHAScenario},
+	)
+}
+
+// haLease is the Lease the replicas run for (deploy/ha's default name).
+const haLease = "paddock-scheduler"
+
+// haSettings are the ConfigMap keys the replicas run with: Paddock's
+// lease defaults, and the shim's scheduling loop at 100 ms so that the
+// applications the new leader's shim hears accepted go on at once.
+var haSettings = map[string]string{
+	"paddock.leaderElection.enabled":       "true",
+	"paddock.leaderElection.leaseDuration": "3s",
+	"paddock.leaderElection.renewDeadline": "2s",
+	"paddock.leaderElection.retryPeriod":   "500ms",
+	"service.schedulingInterval":           "100ms",
+}
+
+// haReplica is one replica: its process, API proxy and REST address.
+type haReplica struct {
+	name, identity, rest string
+	proxy                *apiProxy
+	p                    *proc
+	starts               int
+}
+
+type haPair struct {
+	c    *cluster
+	reps []*haReplica
+	fwd  *tcpForward
+}
+
+// startPair stops the single shim, writes the ConfigMap with haSettings,
+// starts replica a, waits until it leads, starts replica b and waits
+// until both list every node (b is a hot standby).
+func startPair(ctx context.Context, c *cluster) (*haPair, error) {
+	c.stop("shim")
+	if err := c.buildHA(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.ensureNamespace(ctx, shimNamespace); err != nil {
+		return nil, err
+	}
+	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
+		return nil, err
+	}
+	if err := c.patchShimConfig(ctx, haSettings); err != nil {
+		return nil, err
+	}
+	err := c.kube.CoordinationV1().Leases(shimNamespace).Delete(ctx, haLease, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, err
+	}
+	h := &haPair{c: c}
+	for i, name := range []string{"ha-a", "ha-b"} {
+		proxy, err := startAPIProxy(c, c.port(90+i))
+		if err != nil {
+			h.stop()
+			return nil, err
+		}
+		h.reps = append(h.reps, &haReplica{name: name, rest: "127.0.0.1:" + c.port(85+i), proxy: proxy})
+	}
+	if h.fwd, err = startForward("127.0.0.1:"+c.port(80), h.reps[0].rest); err != nil {
+		h.stop()
+		return nil, err
+	}
+	for _, r := range h.reps {
+		if err := h.start(r); err != nil {
+			h.stop()
+			return nil, err
+		}
+		if r == h.reps[0] {
+			if err := h.waitLeader(ctx, r, time.Minute); err != nil {
+				h.stop()
+				return nil, err
+			}
+		}
+	}
+	for _, r := range h.reps {
+		if err := h.waitHot(ctx, r); err != nil {
+			h.stop()
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// start (re)starts replica r with a new identity.
+func (h *haPair) start(r *haReplica) error {
+	r.starts++
+	r.identity = fmt.Sprintf("%s-%d", r.name, r.starts)
+	kc, err := h.c.writeKubeconfig(r.name, r.proxy.url())
+	if err != nil {
+		return err
+	}
+	env := []string{"KUBECONFIG=" + kc, "NAMESPACE=" + shimNamespace, "PADDOCK_REST_ADDR=" + r.rest,
+		"PADDOCK_LEADER_ELECTION_IDENTITY=" + r.identity}
+	p, err := startProc(h.c.work, r.name, filepath.Join(h.c.bin, "paddock-ha"), env)
+	if err != nil {
+		return err
+	}
+	r.p = p
+	h.c.procs[r.name] = p
+	return nil
+}
+
+// holder is the Lease's holder and when the harness read it.
+func (h *haPair) holder(ctx context.Context) (string, error) {
+	l, err := h.c.kube.CoordinationV1().Leases(shimNamespace).Get(ctx, haLease, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if l.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *l.Spec.HolderIdentity, nil
+}
+
+func (h *haPair) leader(ctx context.Context) (*haReplica, error) {
+	id, err := h.holder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range h.reps {
+		if r.identity == id && r.p != nil && !r.p.exited() {
+			return r, nil
+		}
+	}
+	return nil, fmt.Errorf("no running replica holds the lease (holder %q)", id)
+}
+
+func (h *haPair) other(r *haReplica) *haReplica {
+	if h.reps[0] == r {
+		return h.reps[1]
+	}
+	return h.reps[0]
+}
+
+func (h *haPair) waitLeader(ctx context.Context, r *haReplica, timeout time.Duration) error {
+	return waitFor(ctx, r.name+" leads", timeout, 50*time.Millisecond, func() (bool, error) {
+		if r.p.exited() {
+			return false, fmt.Errorf("%s exited: %v", r.name, r.p.err)
+		}
+		id, err := h.holder(ctx)
+		return err == nil && id == r.identity, err
+	})
+}
+
+// waitHot waits until replica r's Paddock lists every node schedulable:
+// its shim is synced and registered.
+func (h *haPair) waitHot(ctx context.Context, r *haReplica) error {
+	return waitFor(ctx, r.name+" lists the nodes", 3*time.Minute, 250*time.Millisecond, func() (bool, error) {
+		if r.p.exited() {
+			return false, fmt.Errorf("%s exited: %v", r.name, r.p.err)
+		}
+		var nodes []restNode
+		if err := h.c.restAt(ctx, r.rest, "/ws/v1/partition/default/nodes", &nodes); err != nil {
+			return false, err
+		}
+		n := 0
+		for _, nd := range nodes {
+			if nd.Schedulable {
+				n++
+			}
+		}
+		return n >= h.c.o.nodes, fmt.Errorf("%d of %d nodes", n, h.c.o.nodes)
+	})
+}
+
+func (h *haPair) stop() {
+	for _, r := range h.reps {
+		if r.p != nil {
+			r.p.stop(10 * time.Second)
+		}
+		r.proxy.close()
+	}
+	if h.fwd != nil {
+		h.fwd.close()
+	}
+}
+
+// takeover is what a failover measured: from the harness's act (kill,
+// signal, cut) to the Lease changing hands, and to the first pod bound
+// after that (by the new leader: the old one is dead, or fenced for a
+// lease's duration by then).
+type takeover struct {
+	lease, firstBind time.Duration
+	from, to         string
+}
+
+// measureTakeover does act and measures the takeover from holder old,
+// on the pods t tracks.
+func measureTakeover(ctx context.Context, t *tracker, old string, holder func(context.Context) (string, error), act func()) (takeover, error) {
+	start := time.Now()
+	act()
+	var changed time.Time
+	var to string
+	err := waitFor(ctx, "the lease changes hands", 2*time.Minute, 20*time.Millisecond, func() (bool, error) {
+		id, err := holder(ctx)
+		if err != nil || id == "" || id == old {
+			return false, err
+		}
+		changed, to = time.Now(), id
+		return true, nil
+	})
+	if err != nil {
+		return takeover{}, err
+	}
+	var first time.Time
+	err = waitFor(ctx, "a pod bound by the new leader", 2*time.Minute, 10*time.Millisecond, func() (bool, error) {
+		first = t.firstBoundAfter(changed)
+		return !first.IsZero(), nil
+	})
+	if err != nil {
+		return takeover{}, err
+	}
+	return takeover{lease: changed.Sub(start), firstBind: first.Sub(start), from: old, to: to}, nil
+}
+
+// firstBoundAfter is the earliest bind the tracker saw after at, or zero.
+func (t *tracker) firstBoundAfter(at time.Time) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first time.Time
+	for _, p := range t.pods {
+		if p.bound.After(at) && (first.IsZero() || p.bound.Before(first)) {
+			first = p.bound
+		}
+	}
+	return first
+}
+
+// buildHA builds deploy/ha into the cache's bin as paddock-ha, inside the
+// shim build the harness made (shim-build), unless -no-build finds it.
+func (c *cluster) buildHA(ctx context.Context) error {
+	out := filepath.Join(c.bin, "paddock-ha")
+	if _, err := os.Stat(out); err == nil && c.o.skipBuild {
+		return nil
+	}
+	shim := filepath.Join(c.o.cache, "shim-build", "shim")
+	dst := filepath.Join(shim, "pkg", "cmd", "paddock-ha")
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if err := sh(ctx, "", "cp", "-r", filepath.Join(c.o.cache, "shim-build", "paddock", "deploy", "ha"), dst); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(dst, "go.mod"))
+	return goCmd(ctx, shim, "build", "-o", out, "./pkg/cmd/paddock-ha")
+}
+
+// patchShimConfig sets keys of the shim's ConfigMap.
+func (c *cluster) patchShimConfig(ctx context.Context, keys map[string]string) error {
+	cms := c.kube.CoreV1().ConfigMaps(shimNamespace)
+	cm, err := cms.Get(ctx, shimConfigMap, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for k, v := range keys {
+		cm.Data[k] = v
+	}
+	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	return err
+}
+
+// restAt is rest against the Paddock REST API at addr (a replica's own).
+func (c *cluster) restAt(ctx context.Context, addr, path string, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s%s: %s", addr, path, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(into)
+}

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// haWave is the wave of a failover scenario: the run's pods, over at most
+// 10 namespaces.
+func (c *cluster) haWave(id string) wave {
+	return wave{id: id, scheduler: shimScheduler, pods: c.o.pods, namespaces: min(c.o.namespaces, 10)}
+}
+
+// failoverCrashScenario: SIGKILL the leader when a third of a wave is
+// bound; the standby takes over once the lease expires. A gang created
+// before the kill checks that no placeholder is made twice.
+func failoverCrashScenario(ctx context.Context, c *cluster) error {
+	return failoverScenario(ctx, c, "fc", "crash (SIGKILL)", func(r *haReplica) { r.p.kill() })
+}
+
+// failoverGracefulScenario: SIGTERM the leader, as a rolling update does;
+// it fences, releases the lease and exits 0.
+func failoverGracefulScenario(ctx context.Context, c *cluster) error {
+	return failoverScenario(ctx, c, "fg", "graceful (SIGTERM)", func(r *haReplica) {
+		_ = syscall.Kill(-r.p.cmd.Process.Pid, syscall.SIGTERM)
+	})
+}
+
+func failoverScenario(ctx context.Context, c *cluster, id, what string, act func(*haReplica)) error {
+	h, err := startPair(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	w := c.haWave(id)
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	gangNS, gangApp := id+"-gang", id+"-gang-app"
+	if err := c.ensureNamespace(ctx, gangNS); err != nil {
+		return err
+	}
+	ph, err := c.track(ctx, placeholderAppLabel+"="+gangApp)
+	if err != nil {
+		return err
+	}
+	defer ph.close()
+	for i := range 3 {
+		if err := c.createPod(ctx, gangPod(gangNS, gangApp, fmt.Sprintf("real-%d", i), 4, "200m", 60, "Soft")); err != nil {
+			return err
+		}
+	}
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+		return err
+	}
+	old, err := h.leader(ctx)
+	if err != nil {
+		return err
+	}
+	next := h.other(old)
+	bound := t.boundCount()
+	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { act(old) })
+	if err != nil {
+		return err
+	}
+	h.fwd.set(next.rest)
+	logf("   %s of %s with %d of %d bound: lease to %s after %s, first bind by the new leader after %s",
+		what, old.identity, bound, w.pods, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+		return err
+	}
+	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
+		return err
+	}
+	if err := c.checkGang(ctx, ph, gangNS, gangApp, 4, 3); err != nil {
+		return err
+	}
+	if err := old.p.wait(20 * time.Second); err == nil {
+		logf("   the old leader exited: %v", old.p.err)
+	}
+	if err := c.deleteNamespaceNow(ctx, gangNS); err != nil {
+		return err
+	}
+	return c.deleteWave(ctx, w)
+}
+
+// checkFailover checks a wave after a takeover by leader: every pod
+// bound once (none moved to a second node), no node over its room, no
+// bind refused by the API server in the new leader's log, and its
+// Paddock's usage equal to the API server's.
+func (c *cluster) checkFailover(ctx context.Context, t *tracker, leader *haReplica, pods int) error {
+	r := t.result()
+	if len(r.rebound) > 0 {
+		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
+	}
+	if err := c.checkRoom(ctx); err != nil {
+		return err
+	}
+	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
+		return err
+	}
+	refused, err := c.countLog(leader.name, "failed to bind pod")
+	if err != nil {
+		return err
+	}
+	if refused > 0 {
+		return fmt.Errorf("the new leader had %d binds refused by the API server", refused)
+	}
+	logf("   all %d pods bound once each, no bind refused, no node over its room; the new leader's usage matches", pods)
+	return nil
+}
+
+// checkGang checks that the gang's placeholders were made once: members
+// placeholders at most were ever created, and its real pods are bound.
+func (c *cluster) checkGang(ctx context.Context, ph *tracker, ns, app string, members, real int) error {
+	err := waitFor(ctx, "the gang's real pods bound", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		_, pods, err := c.gangState(ctx, ns, app)
+		if err != nil {
+			return false, err
+		}
+		n := 0
+		for _, node := range pods {
+			if node != "" {
+				n++
+			}
+		}
+		return n == real, fmt.Errorf("%d of %d real pods bound", n, real)
+	})
+	if err != nil {
+		return err
+	}
+	ph.mu.Lock()
+	created := len(ph.pods)
+	ph.mu.Unlock()
+	if created > members {
+		return fmt.Errorf("%d placeholders created for a gang of %d: duplicated", created, members)
+	}
+	logf("   gang: %d placeholders created for %d members (none duplicated), %d real pods bound", created, members, real)
+	return nil
+}
+
+// wait waits up to d for the process to exit.
+func (p *proc) wait(d time.Duration) error {
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(d):
+		return fmt.Errorf("%s still running after %s", p.name, d)
+	}
+}
+
+// partitionScenario: cut the leader off the API server. It must stop
+// binding before its lease can expire (no bind of it lands after the
+// standby holds the lease), the standby takes over, and when the cut
+// heals the old leader, restarted as kubelet would after its non-zero
+// exit, comes back as a standby.
+func partitionScenario(ctx context.Context, c *cluster) error {
+	h, err := startPair(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	w := c.haWave("pt")
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+		return err
+	}
+	old, err := h.leader(ctx)
+	if err != nil {
+		return err
+	}
+	next := h.other(old)
+	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { old.proxy.partition(true) })
+	if err != nil {
+		return err
+	}
+	h.fwd.set(next.rest)
+	logf("   %s cut off: lease to %s after %s, first bind by the new leader after %s",
+		old.identity, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
+	// the cut leader fenced itself at its renew deadline and exits 1
+	if err := old.p.wait(30 * time.Second); err != nil {
+		return fmt.Errorf("the cut-off leader did not exit: %w", err)
+	}
+	fenced, _ := c.countLog(old.name, "Leadership lost")
+	logf("   the cut-off leader exited (%v), fenced: %v", old.p.err, fenced > 0)
+	if old.p.err == nil {
+		return fmt.Errorf("the cut-off leader exited 0; want non-zero, to come back as a standby")
+	}
+	old.proxy.partition(false)
+	if err := h.start(old); err != nil {
+		return err
+	}
+	if err := h.waitHot(ctx, old); err != nil {
+		return err
+	}
+	if id, err := h.holder(ctx); err != nil || id != next.identity {
+		return fmt.Errorf("after the heal the lease is held by %q (%v), want %s", id, err, next.identity)
+	}
+	logf("   healed: %s is back as a standby, %s leads", old.identity, next.identity)
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+		return err
+	}
+	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
+		return err
+	}
+	return c.deleteWave(ctx, w)
+}
+
+// standbyQuietScenario: over a whole wave, the standby writes nothing to
+// the API server but events (its Lease it only reads until it acquires
+// it); its CPU and memory are reported next to the leader's.
+func standbyQuietScenario(ctx context.Context, c *cluster) error {
+	h, err := startPair(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	leader, err := h.leader(ctx)
+	if err != nil {
+		return err
+	}
+	standby := h.other(leader)
+	leader.proxy.takeWrites()
+	standby.proxy.takeWrites()
+	lu0, err := leader.p.usage()
+	if err != nil {
+		return err
+	}
+	su0, err := standby.p.usage()
+	if err != nil {
+		return err
+	}
+	w := c.haWave("sq")
+	if _, err := c.runWave(ctx, w); err != nil {
+		return err
+	}
+	lu, err := leader.p.usage()
+	if err != nil {
+		return err
+	}
+	su, err := standby.p.usage()
+	if err != nil {
+		return err
+	}
+	lw, sw := leader.proxy.takeWrites(), standby.proxy.takeWrites()
+	logf("   leader %s writes: %s", leader.identity, formatWrites(lw))
+	logf("   standby %s writes: %s", standby.identity, formatWrites(sw))
+	logf("   CPU over the wave: leader %s, standby %s; peak RSS: leader %d MiB, standby %d MiB",
+		(lu.cpu - lu0.cpu).Round(10*time.Millisecond), (su.cpu - su0.cpu).Round(10*time.Millisecond), lu.peakRSS>>20, su.peakRSS>>20)
+	for k := range sw {
+		if !strings.HasSuffix(k, " events") {
+			return fmt.Errorf("the standby wrote %s %d times", k, sw[k])
+		}
+	}
+	return c.deleteWave(ctx, w)
+}
+
+// kubeSchedulerHAScenario: kube-scheduler with two replicas and
+// --leader-elect, SIGKILL the leader when a third of a wave is bound, and
+// time the kill to the first bind by the new leader, once with its default
+// lease settings (15 s, 10 s, 2 s) and once with Paddock's (3 s, 2 s,
+// 500 ms).
+func kubeSchedulerHAScenario(ctx context.Context, c *cluster) error {
+	c.stop("kube-scheduler")
+	for _, s := range []struct {
+		name                string
+		lease, renew, retry time.Duration
+	}{
+		{"default", 15 * time.Second, 10 * time.Second, 2 * time.Second},
+		{"Paddock's", 3 * time.Second, 2 * time.Second, 500 * time.Millisecond},
+	} {
+		if err := c.kubeSchedulerFailover(ctx, s.name, s.lease, s.renew, s.retry); err != nil {
+			return fmt.Errorf("kube-scheduler, %s lease: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+func (c *cluster) kubeSchedulerFailover(ctx context.Context, name string, lease, renew, retry time.Duration) error {
+	const ns, leaseName = "kube-system", "kube-scheduler"
+	if err := c.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	err := c.kube.CoordinationV1().Leases(ns).Delete(ctx, leaseName, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	conf := filepath.Join(c.work, "kube-scheduler-ha.yaml")
+	y := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %s
+  qps: %d
+  burst: %d
+leaderElection:
+  leaderElect: true
+  leaseDuration: %s
+  renewDeadline: %s
+  retryPeriod: %s
+  resourceLock: leases
+  resourceName: %s
+  resourceNamespace: %s
+`, c.pki.kubeconfig, c.o.qps, c.o.qps, lease, renew, retry, leaseName, ns)
+	if err := os.WriteFile(conf, []byte(y), 0o644); err != nil {
+		return err
+	}
+	names := []string{"kube-scheduler-a", "kube-scheduler-b"}
+	procs := map[string]*proc{}
+	defer func() {
+		for _, p := range procs {
+			p.stop(10 * time.Second)
+		}
+	}()
+	holder := func(ctx context.Context) (string, error) {
+		l, err := c.kube.CoordinationV1().Leases(ns).Get(ctx, leaseName, metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return "", err
+		}
+		return *l.Spec.HolderIdentity, nil
+	}
+	for _, n := range names {
+		p, err := startProc(c.work, n, filepath.Join(c.bin, "kube-scheduler"), nil, "--config="+conf, "--secure-port=0", "--v=1")
+		if err != nil {
+			return err
+		}
+		procs[n] = p
+		if n == names[0] {
+			if err := waitFor(ctx, n+" leads", time.Minute, 100*time.Millisecond, func() (bool, error) {
+				id, err := holder(ctx)
+				return id != "", err
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := c.probe(ctx, kubeScheduler); err != nil {
+		return err
+	}
+	old, err := holder(ctx)
+	if err != nil {
+		return err
+	}
+	// the identity is host_uuid: the leader is the one that logged it
+	var leader string
+	for _, n := range names {
+		if k, _ := c.countLog(n, "successfully acquired lease"); k > 0 {
+			leader = n
+		}
+	}
+	if leader == "" {
+		return fmt.Errorf("no kube-scheduler logged acquiring the lease")
+	}
+	w := wave{id: "ks" + strings.ToLower(name[:1]), scheduler: kubeScheduler, pods: c.o.pods, namespaces: min(c.o.namespaces, 10)}
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+		return err
+	}
+	bound := t.boundCount()
+	to, err := measureTakeover(ctx, t, old, holder, procs[leader].kill)
+	if err != nil {
+		return err
+	}
+	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
+		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+		return err
+	}
+	if r := t.result(); len(r.rebound) > 0 {
+		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
+	}
+	if err := c.checkRoom(ctx); err != nil {
+		return err
+	}
+	return c.deleteWave(ctx, w)
+}

@@ -63,7 +63,7 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	old, err := h.leader(ctx)
@@ -79,7 +79,7 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	h.fwd.set(next.rest)
 	logf("   %s of %s with %d of %d bound: lease to %s after %s, first bind by the new leader after %s",
 		what, old.identity, bound, w.pods, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
@@ -182,7 +182,7 @@ func partitionScenario(ctx context.Context, c *cluster) error {
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	old, err := h.leader(ctx)
@@ -217,7 +217,7 @@ func partitionScenario(ctx context.Context, c *cluster) error {
 		return fmt.Errorf("after the heal the lease is held by %q (%v), want %s", id, err, next.identity)
 	}
 	logf("   healed: %s is back as a standby, %s leads", old.identity, next.identity)
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	if err := c.checkFailover(ctx, t, next, w.pods); err != nil {
@@ -251,7 +251,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	w := c.haWave("sq")
-	if _, err := c.runWave(ctx, w); err != nil {
+	if _, err := c.runWave(ctx, w, c.stallGuard(w)); err != nil {
 		return err
 	}
 	lu, err := leader.p.usage()
@@ -379,7 +379,7 @@ leaderElection:
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	bound := t.boundCount()
@@ -389,7 +389,7 @@ leaderElection:
 	}
 	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
 		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait); err != nil {
+	if err := t.waitBound(ctx, w.pods, c.o.waveWait, c.stallGuard(w)); err != nil {
 		return err
 	}
 	if r := t.result(); len(r.rebound) > 0 {

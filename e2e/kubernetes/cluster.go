@@ -66,9 +66,6 @@ func (c *cluster) apiServer() string { return "https://127.0.0.1:" + c.port(443)
 // restURL is the REST API of the scheduler core running: Paddock's (in
 // its chart pod in chart mode), or the reference's while it runs.
 func (c *cluster) restURL() string {
-	if c.chart != nil {
-		return "http://" + c.chart.restAddr
-	}
 	return "http://" + c.restAddr
 }
 
@@ -410,6 +407,10 @@ func (c *cluster) ensureNamespace(ctx context.Context, name string) error {
 // startShim starts the shim on Paddock and waits until Paddock lists every
 // Ready node.
 func (c *cluster) startShim(ctx context.Context) error {
+	if c.chart != nil {
+		// the container's REST port is the chart's
+		return c.startShimAs(ctx, "shim", c.chart.restAddr)
+	}
 	return c.startShimAs(ctx, "shim", "127.0.0.1:"+c.port(80))
 }
 

@@ -407,11 +407,16 @@ func (c *cluster) ensureNamespace(ctx context.Context, name string) error {
 // startShim starts the shim on Paddock and waits until Paddock lists every
 // Ready node.
 func (c *cluster) startShim(ctx context.Context) error {
+	return c.startShimAs(ctx, "shim", c.paddockREST())
+}
+
+// paddockREST is the REST address of the shim on Paddock: the chart's
+// container port in chart mode.
+func (c *cluster) paddockREST() string {
 	if c.chart != nil {
-		// the container's REST port is the chart's
-		return c.startShimAs(ctx, "shim", c.chart.restAddr)
+		return c.chart.restAddr
 	}
-	return c.startShimAs(ctx, "shim", "127.0.0.1:"+c.port(80))
+	return "127.0.0.1:" + c.port(80)
 }
 
 // startShimAs starts process name, the shim on Paddock or on the

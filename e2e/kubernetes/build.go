@@ -40,10 +40,11 @@ func buildAll(ctx context.Context, o options, bin string) error {
 			return err
 		}
 	}
+	build := buildShim
 	if o.deploy == deployChart {
-		return buildChartMode(ctx, o, bin)
+		build = buildChartMode
 	}
-	if err := buildShim(ctx, o, bin); err != nil {
+	if err := build(ctx, o, bin); err != nil {
 		return err
 	}
 	if o.referenceSrc == "" {

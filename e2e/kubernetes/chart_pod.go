@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 // saMountPath is where a pod's service-account credentials are mounted and
@@ -220,9 +223,32 @@ func (c *cluster) serviceAccountFiles(ctx context.Context, sa, dir string) (stri
 	if err != nil {
 		return "", fmt.Errorf("TokenRequest for ServiceAccount %s: %w", sa, err)
 	}
+	if err := c.checkIdentity(ctx, sa, tr.Status.Token); err != nil {
+		return "", err
+	}
 	return dir, writeFiles(dir, map[string][]byte{
 		"token": []byte(tr.Status.Token), "ca.crt": c.pki.caPEM, "namespace": []byte(shimNamespace),
 	})
+}
+
+// checkIdentity asks the API server who the token is (SelfSubjectReview):
+// the ServiceAccount, in none of the groups that bypass RBAC.
+func (c *cluster) checkIdentity(ctx context.Context, sa, token string) error {
+	cfg := &rest.Config{Host: c.apiServer(), BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: c.pki.caPEM}}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	r, err := kube.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("SelfSubjectReview with the token of %s: %w", sa, err)
+	}
+	want := "system:serviceaccount:" + shimNamespace + ":" + sa
+	if u := r.Status.UserInfo; u.Username != want || slices.Contains(u.Groups, "system:masters") {
+		return fmt.Errorf("the token of %s is %s in %v, want %s without system:masters", sa, u.Username, u.Groups, want)
+	}
+	logf("   credentials: a TokenRequest token of %s, which the API server knows as %s in %v", sa, r.Status.UserInfo.Username, r.Status.UserInfo.Groups)
+	return nil
 }
 
 // volumeFiles writes a pod volume's files (Secret and ConfigMap volumes,

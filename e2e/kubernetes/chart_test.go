@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,5 +113,28 @@ metadata:
 	}
 	if _, err := decodeManifests([]byte("apiVersion: v1\nkind: NoSuchKind\n")); err == nil {
 		t.Error("an unknown kind was decoded")
+	}
+}
+
+func TestCheckForbidden(t *testing.T) {
+	c := &cluster{work: t.TempDir()}
+	logs := filepath.Join(c.work, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(logs, name+".log"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("shim", "INFO bound\nWARN failed to delete pod: pods \"x\" not found\n")
+	write("admissioncontroller", "INFO webhook registered\n")
+	if err := c.checkForbidden(); err != nil {
+		t.Errorf("clean logs: %v", err)
+	}
+	write("admissioncontroller", "E reflector: leases is forbidden: User \"system:serviceaccount:yunikorn:yunikorn-admission-controller\" cannot list resource \"leases\"\n")
+	err := c.checkForbidden()
+	if err == nil || !strings.Contains(err.Error(), "leases") {
+		t.Errorf("a refused request not reported: %v", err)
 	}
 }

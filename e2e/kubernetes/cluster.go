@@ -67,9 +67,6 @@ func (c *cluster) apiServer() string { return "https://127.0.0.1:" + c.port(443)
 // restURL is the REST API of the scheduler core running: Paddock's (in
 // its chart pod in chart mode), or the reference's while it runs.
 func (c *cluster) restURL() string {
-	if c.chart != nil {
-		return "http://" + c.chart.restAddr
-	}
 	return "http://" + c.restAddr
 }
 
@@ -411,7 +408,16 @@ func (c *cluster) ensureNamespace(ctx context.Context, name string) error {
 // startShim starts the shim on Paddock and waits until Paddock lists every
 // Ready node.
 func (c *cluster) startShim(ctx context.Context) error {
-	return c.startShimAs(ctx, "shim", "127.0.0.1:"+c.port(80))
+	return c.startShimAs(ctx, "shim", c.paddockREST())
+}
+
+// paddockREST is the REST address of the shim on Paddock: the chart's
+// container port in chart mode.
+func (c *cluster) paddockREST() string {
+	if c.chart != nil {
+		return c.chart.restAddr
+	}
+	return "127.0.0.1:" + c.port(80)
 }
 
 // startShimAs starts process name, the shim on Paddock or on the

@@ -158,7 +158,7 @@ func compare(ctx context.Context, c *cluster, o options) error {
 			c.stop(s.proc) // the scenarios run the shim on Paddock
 		}
 	}
-	c.restAddr = "127.0.0.1:" + c.port(80)
+	c.restAddr = c.paddockREST()
 	printTable(o, rows)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -478,20 +479,37 @@ type restNode struct {
 }
 
 func (c *cluster) rest(ctx context.Context, path string, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.restURL()+path, nil)
+	return restJSON(ctx, c.restURL(), path, into)
+}
+
+// restJSON decodes the JSON of a GET of path from the REST API at base
+// ("http://host:port").
+func restJSON(ctx context.Context, base, path string, into any) error {
+	body, err := getREST(ctx, base, path)
 	if err != nil {
 		return err
+	}
+	defer body.Close()
+	return json.NewDecoder(body).Decode(into)
+}
+
+// getREST GETs path from the REST API at base and returns the body of a
+// 200 answer, which the caller closes; a 404 is errNotFound.
+func getREST(ctx context.Context, base, path string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return resp.Body, nil
+	}
+	resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return fmt.Errorf("GET %s: %w", path, errNotFound)
+		return nil, fmt.Errorf("GET %s%s: %w", base, path, errNotFound)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(into)
+	return nil, fmt.Errorf("GET %s%s: %s", base, path, resp.Status)
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -291,17 +289,5 @@ func (c *cluster) patchShimConfig(ctx context.Context, keys map[string]string) e
 
 // restAt is rest against the Paddock REST API at addr (a replica's own).
 func (c *cluster) restAt(ctx context.Context, addr, path string, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s%s: %s", addr, path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(into)
+	return restJSON(ctx, "http://"+addr, path, into)
 }

@@ -85,3 +85,43 @@ func TestPacerHoldsAsksBack(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// open is a pacer that never holds an allocation back: what asking one
+// costs a decision.
+type open struct{ took int }
+
+func (*open) Ready(time.Time) time.Time { return time.Time{} }
+func (o *open) Took(_ time.Time, n int) { o.took += n }
+
+// BenchmarkSchedulePaced is BenchmarkSchedule at 1,000 nodes, 100
+// applications and 10 queues without a pacer and with one that never
+// holds back: the difference is what asking the pacer costs a decision.
+func BenchmarkSchedulePaced(b *testing.B) {
+	for _, paced := range []bool{false, true} {
+		b.Run(fmt.Sprintf("paced=%v", paced), func(b *testing.B) {
+			p := mustPartition(b, benchConfig(10))
+			for i := range 1000 {
+				p.AddNode(fmt.Sprintf("node-%06d", i), vec(1<<30, 1<<44), resource.Vector{}, nil, true)
+			}
+			for i := range 100 {
+				p.AddApp(AppRequest{ID: fmt.Sprint("app", i), Queue: fmt.Sprintf("root.q%d", i%10), User: "u"}, t0)
+			}
+			for i := range b.N {
+				p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: fmt.Sprint("app", i%100), Res: vec(1000, 1<<30)}, t0)
+			}
+			pc := &open{}
+			if paced {
+				p.SetPacer(pc)
+			}
+			p.Out.Take()
+			b.ReportAllocs()
+			b.ResetTimer()
+			if got := p.Schedule(t0); got != b.N {
+				b.Fatalf("allocated %d of %d", got, b.N)
+			}
+			if paced && pc.took != b.N {
+				b.Fatalf("pacer told of %d of %d", pc.took, b.N)
+			}
+		})
+	}
+}

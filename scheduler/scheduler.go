@@ -65,6 +65,14 @@ type Options struct {
 	// everything its RMs send but decides nothing until Activate (see
 	// Scheduler.Activate).
 	Standby bool
+	// AllocationRate bounds the allocations a second each RM is given,
+	// for RMs whose extra configuration does not set
+	// paddock.allocations.perSecond: 0 (the default) for no bound. An RM
+	// that acts on each allocation with requests to a cluster (the
+	// Kubernetes shim binds each pod through the API server) sets what the
+	// cluster takes in, since the SI does not say when an allocation was
+	// acted on.
+	AllocationRate float64
 }
 
 // Scheduler is a running Paddock.
@@ -90,7 +98,7 @@ func Start(o Options) (*Scheduler, error) {
 	srv, err := serve.Start(serve.Options{
 		RESTAddr: o.RESTAddr, GRPCAddr: o.GRPCAddr, TLS: o.TLS, Token: o.Token,
 		Config: o.Config, Logs: logs, SnapshotMaxAge: o.SnapshotMaxAge, UIDir: o.UIDir, Clock: clk,
-		Standby: o.Standby,
+		Standby: o.Standby, AllocationRate: o.AllocationRate,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

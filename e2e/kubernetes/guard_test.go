@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,13 +11,18 @@ import (
 	"time"
 )
 
-// fakeCore serves the two REST reads of the stall guard: one application
-// per queue, with the asks given for it.
-func fakeCore(t *testing.T, asks map[string][]map[string]any) *httptest.Server {
+// fakeCore serves the REST reads of the stall guard: one application per
+// queue, with the asks given for it, and an allocation count that grows
+// by step at each read.
+func fakeCore(t *testing.T, asks map[string][]map[string]any, step int) *httptest.Server {
 	t.Helper()
+	count := 100
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
+		case p == "/ws/v1/metrics":
+			count += step
+			fmt.Fprintf(w, "# TYPE x counter\n%s %d\n", allocatedSeries, count)
 		case strings.HasSuffix(p, "/applications"):
 			q := strings.TrimSuffix(strings.TrimPrefix(p, "/ws/v1/partition/default/queue/root."), "/applications")
 			if _, ok := asks["app-"+q]; !ok && len(asks) > 0 {
@@ -39,31 +45,36 @@ func TestStallGuard(t *testing.T) {
 	old := time.Now().Add(-time.Minute).UnixNano()
 	fresh := time.Now().UnixNano()
 	w := wave{id: "pd", pods: 10, namespaces: 2}
+	GuardLook = time.Millisecond
 	cases := []struct {
 		name  string
 		asks  map[string][]map[string]any
+		step  int // allocations between two reads of the count
 		stall bool
 	}{
-		{"nothing pending", nil, false},
+		{"nothing pending", nil, 0, false},
 		{"an old ask that fits no node", map[string][]map[string]any{
 			"app-pd-00": {{"allocationKey": "a", "requestTime": old, "reason": "NoNodeFits", "fitNodes": 0}},
-		}, false},
+		}, 0, false},
 		{"an old ask that fits but waits for its queue", map[string][]map[string]any{
 			"app-pd-01": {{"allocationKey": "a", "requestTime": old, "reason": "QueueMax", "fitNodes": 5}},
-		}, false},
+		}, 0, false},
 		{"a namespace whose queue does not exist yet", map[string][]map[string]any{
 			"app-pd-00": {{"allocationKey": "a", "requestTime": old, "reason": "NoNodeFits", "fitNodes": 1000}},
-		}, true},
+		}, 0, true},
 		{"a fresh ask that fits", map[string][]map[string]any{
 			"app-pd-01": {{"allocationKey": "a", "requestTime": fresh, "reason": "NotTried", "fitNodes": 5}},
-		}, false},
+		}, 0, false},
 		{"an old ask that fits every node (the stall of issue 35)", map[string][]map[string]any{
 			"app-pd-00": {{"allocationKey": "a", "requestTime": old, "reason": "NoNodeFits", "fitNodes": 1000}},
-		}, true},
+		}, 0, true},
+		{"an old ask not yet reached while Paddock allocates (a backlog, binds lagging)", map[string][]map[string]any{
+			"app-pd-00": {{"allocationKey": "a", "requestTime": old, "reason": "NotTried", "fitNodes": 1000}},
+		}, 40, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeCore(t, tc.asks)
+			srv := fakeCore(t, tc.asks, tc.step)
 			defer srv.Close()
 			c := &cluster{work: t.TempDir(), restAddr: strings.TrimPrefix(srv.URL, "http://")}
 			err := c.stallGuard(w)(context.Background())

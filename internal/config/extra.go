@@ -21,6 +21,9 @@ const (
 	// ExtraPredicatesSeeAllocations is Paddock's own: whether the RM's
 	// Predicates answers depend on the allocations it has been told of.
 	ExtraPredicatesSeeAllocations = "paddock.predicates.seeAllocations"
+	// ExtraAllocationRate is Paddock's own: at most how many allocations
+	// a second go to the RM (0: no bound).
+	ExtraAllocationRate = "paddock.allocations.perSecond"
 )
 
 // Extra is the typed form of the extra configuration map. Keys are
@@ -45,6 +48,10 @@ type Extra struct {
 	// which in a pass means a delivery per allocation. An RM whose answers
 	// do not depend on them sets it false and keeps batched deliveries.
 	PredicatesSeeAllocations bool
+	// AllocationRate bounds the allocations a second the RM is given
+	// (partition.Pacer): 0 for no bound, negative when the map does not
+	// set it (the scheduler's default for the RM then applies).
+	AllocationRate float64
 }
 
 // DefaultExtra returns the settings used when the extra map is empty.
@@ -59,8 +66,13 @@ func DefaultExtra() Extra {
 		EventRESTResponseSize:   10000,
 
 		PredicatesSeeAllocations: true,
+		AllocationRate:           -1,
 	}
 }
+
+// MaxAllocationRate is the largest bound paddock.allocations.perSecond
+// takes; a larger one is refused (0 is the way to say "no bound").
+const MaxAllocationRate = 1_000_000
 
 var logLevelNames = map[string]int{"debug": -1, "info": 0, "warn": 1, "error": 2, "dpanic": 3, "panic": 4, "fatal": 5}
 
@@ -114,6 +126,13 @@ func ParseExtra(m map[string]string) (Extra, []Problem) {
 			boolean(&e.PredicatesSeeAllocations)
 		case k == ExtraEventRequestCapacity:
 			positive(&e.EventRequestCapacity)
+		case k == ExtraAllocationRate:
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r < 0 || r > MaxAllocationRate || r != r {
+				warn(k, "invalid value %q: want a number of allocations a second from 0 (no bound) to %d; keeping the default", raw, MaxAllocationRate)
+				continue
+			}
+			e.AllocationRate = r
 		case k == ExtraEventRingBuffer:
 			positive(&e.EventRingBufferCapacity)
 		case k == ExtraEventMaxStreams:

@@ -90,6 +90,7 @@ func (s *Service) eventBufferOf(rmID string) *eventBuffer {
 // in log.level does not cost the RM its event capacity).
 func (s *Service) applyExtra(rmID string, extra map[string]string) {
 	e, probs := config.ParseExtra(extra)
+	s.pace(rmID, e, s.clk.Now())
 	bad := func(key string) bool {
 		return slices.ContainsFunc(probs, func(p config.Problem) bool { return p.Key == key })
 	}

@@ -67,8 +67,11 @@ type Service struct {
 	stallAfter time.Duration
 	stopWait   time.Duration
 	maxHeld    int
-	pending    map[string]*partition.Outbox
-	events     map[string]*eventBuffer
+	// allocationRate is the default bound on allocations a second per RM
+	// (pace.go), 0 for none
+	allocationRate float64
+	pending        map[string]*partition.Outbox
+	events         map[string]*eventBuffer
 
 	snaps snapState
 	admit admission // who may register (registration.go)
@@ -247,6 +250,11 @@ func (s *Service) loop() {
 	defer close(s.done)
 	tick := time.NewTicker(TickInterval)
 	defer tick.Stop()
+	// soon fires for timed work due before the next tick (a pass the
+	// pacer held back)
+	soon := time.NewTimer(time.Hour)
+	soon.Stop()
+	defer soon.Stop()
 	for {
 		s.mu.Lock()
 		s.idle = true
@@ -254,6 +262,7 @@ func (s *Service) loop() {
 		select {
 		case <-s.wake:
 		case <-tick.C:
+		case <-soon.C:
 		}
 		s.mu.Lock()
 		s.idle = false
@@ -284,6 +293,14 @@ func (s *Service) loop() {
 		s.sweepIdle(now)
 		s.reportTally()
 		s.serveSnapshots(now)
+		if next := s.eng.NextTimer(); !next.IsZero() {
+			// work already due waits for the tick: a partition whose
+			// passes do not run (a paused RM, a standby) keeps its
+			// timers due, and must not make this loop spin
+			if d := next.Sub(s.clk.Now()); d > 0 && d < TickInterval {
+				soon.Reset(d)
+			}
+		}
 	}
 }
 

@@ -129,6 +129,10 @@ type Options struct {
 	// send and decides nothing until Service().Activate (rmproxy
 	// standby.go).
 	Standby bool
+	// AllocationRate is the service's default bound on allocations a
+	// second per RM (rmproxy SetAllocationRate; 0: none). Not applied to
+	// a Service the owner made.
+	AllocationRate float64
 }
 
 // DefaultSnapshotMaxAge is the default Options.SnapshotMaxAge.
@@ -196,6 +200,7 @@ func Start(o Options) (*Server, error) {
 		if o.Standby {
 			s.svc.Fence()
 		}
+		s.svc.SetAllocationRate(o.AllocationRate)
 		if err := s.limit(o); err != nil {
 			s.svc.Stop()
 			return nil, err

@@ -186,6 +186,19 @@ func (e *Engine) SetOnPlaced(rmID string, f func()) {
 	}
 }
 
+// SetPacer installs pc as the pacer of all of an RM's partitions, present
+// and future (partition.SetPacer); nil removes it.
+func (e *Engine) SetPacer(rmID string, pc partition.Pacer) {
+	rm, ok := e.rms[rmID]
+	if !ok {
+		return
+	}
+	rm.pacer = pc
+	for _, p := range rm.partitions {
+		p.SetPacer(pc)
+	}
+}
+
 // RM is one registered resource manager and its partitions.
 type RM struct {
 	ID string
@@ -208,8 +221,10 @@ type RM struct {
 	preemptCheck partition.PreemptCheck
 	// onPlaced is the RM's placement function (SetOnPlaced), nil for none.
 	onPlaced func()
-	events   bool
-	sink     func(*event.Record)
+	// pacer bounds how fast the RM is given allocations, nil for no bound.
+	pacer  partition.Pacer
+	events bool
+	sink   func(*event.Record)
 	// paused is set while the RM's callbacks are stalled (Pause): its
 	// partitions run their timers but no pass
 	paused bool
@@ -450,6 +465,7 @@ func (e *Engine) UpdateConfig(rmID, cfgText string, extra map[string]string, now
 		p.SetPredicate(rm.predicate)
 		p.SetPreemptCheck(rm.preemptCheck)
 		p.SetOnPlaced(rm.onPlaced)
+		p.SetPacer(rm.pacer)
 		p.SetLatency(e.latency)
 		p.SetEventSink(rm.sinkFor())
 		p.SetBatch(e.between)

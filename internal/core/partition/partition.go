@@ -90,6 +90,8 @@ type Partition struct {
 	// rmAway is set when the RM's check answered ErrRMUnavailable in the
 	// running pass.
 	rmAway bool
+	// pacer, when set, bounds how fast allocations go to the RM (pace.go).
+	pacer Pacer
 	// latency times the scheduling phases, nil for none.
 	latency *latency.Recorder
 	// vetoes counts, per message, the RM's refusals of the latest findNode
@@ -135,6 +137,8 @@ type Stats struct {
 	// RMAway counts the passes that ended because the RM could not be
 	// asked about nodes (ErrRMUnavailable).
 	RMAway uint64
+	// Paced counts the passes the RM's pacer ended (pace.go).
+	Paced uint64
 }
 
 // New creates a partition from a validated partition configuration.

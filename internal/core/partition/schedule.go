@@ -37,12 +37,17 @@ type pass struct {
 	sinceBatch int
 	// yield is set when the batch function ended the pass.
 	yield bool
+	// now is the pass's time; heldBack is set when the pacer ended it
+	// (pace.go)
+	now      time.Time
+	heldBack bool
 }
 
 // placed counts n allocations of the pass, calls the placement function
 // after them when they are any (SetOnPlaced) and the batch function every
 // BatchCheck of them; every decision so far is applied.
 func (p *Partition) placed(s *pass, n int) {
+	p.took(s.now, n)
 	if p.onPlaced != nil && n > 0 {
 		p.onPlaced()
 	}
@@ -93,10 +98,11 @@ func (p *Partition) Schedule(now time.Time) int {
 	}
 	p.Stats.Passes++
 	p.rmAway = false
-	var s pass
+	s := pass{now: now}
 	made := 0
 	if len(p.reserved) > 0 {
 		made += p.tryReserved(now)
+		p.took(now, made)
 	}
 	t := p.tree
 	lat := p.latency
@@ -150,6 +156,10 @@ func (p *Partition) Schedule(now time.Time) int {
 			continue
 		}
 		if x.Placeholder {
+			if p.paced(now) {
+				s.heldBack = true
+				break
+			}
 			phs, sum := pendingPlaceholders(a)
 			n, why := p.placeGang(a, leaf, phs, sum, now)
 			made += n
@@ -209,6 +219,10 @@ func (p *Partition) Schedule(now time.Time) int {
 			}
 			continue
 		}
+		if p.paced(now) {
+			s.heldBack = true
+			break
+		}
 		if len(p.vetoes) > 0 {
 			clear(p.vetoes) // refusals other searches left: not x's
 		}
@@ -260,9 +274,12 @@ func (p *Partition) Schedule(now time.Time) int {
 	for _, a := range s.deferred {
 		a.EndPass()
 	}
-	if p.rmAway {
+	switch {
+	case p.rmAway:
 		p.awayEnds(now)
-	} else {
+	case !s.heldBack:
+		// asks the pacer held back were not looked at: the report waits
+		// for a pass that looks at every ask
 		p.reportWaiting(now)
 	}
 	p.Stats.Allocations += uint64(made)

@@ -92,6 +92,16 @@ func (s *ServiceContext) Standby() bool { return s.Paddock != nil && s.Paddock.S
 
 var errNotStarted = errors.New("entrypoint: the scheduler did not start")
 
+// AllocationRate is how many allocations a second the shim is given at
+// most, unless its ConfigMap sets paddock.allocations.perSecond (0 there
+// lifts the bound). The shim binds each allocated pod with a request to the
+// API server, from a goroutine of its own, and the SI never says when a
+// bind is done: allocations decided faster than the API server binds
+// become thousands of requests in flight at once, over as many new
+// connections, and the API server slows down for every client (the
+// Kubernetes docs, docs/kubernetes.md, give the measurements).
+const AllocationRate = 200
+
 // start starts Paddock with REST on RESTAddr. Like the reference, a REST
 // port that cannot be listened on (a second scheduler in one process, as
 // the shim's tests start) is logged and the scheduler runs without it.
@@ -104,10 +114,12 @@ func start(h slog.Handler, standby bool) *ServiceContext {
 			addr = ""
 		}
 	}
-	p, err := paddock.Start(paddock.Options{RESTAddr: addr, LogHandler: h, Standby: standby})
+	o := paddock.Options{RESTAddr: addr, LogHandler: h, Standby: standby, AllocationRate: AllocationRate}
+	p, err := paddock.Start(o)
 	if err != nil && addr != "" {
 		log.Error("REST API not started", "addr", addr, "error", err)
-		p, err = paddock.Start(paddock.Options{LogHandler: h, Standby: standby})
+		o.RESTAddr = ""
+		p, err = paddock.Start(o)
 	}
 	if err != nil {
 		// the default configuration and no listener: cannot fail

@@ -369,3 +369,25 @@ func (p *page) meets(i int, nd *need) bool {
 func (x *Index) Ascend(fn func(*Node) bool) {
 	x.root.ascend(fn)
 }
+
+// MaxAvailable returns, type by type, at least the most available on any
+// node that takes normal allocations (Eligible), as last added or updated,
+// and false when none does. It reads the root page's maxima only: they are
+// exact, except that a type that appeared after a page was summarized
+// counts 0 there until a node below it changes.
+func (x *Index) MaxAvailable() (resource.Vector, bool) {
+	var v resource.Vector
+	r := x.root
+	if r.size() == 0 {
+		return v, false
+	}
+	for t := range x.width {
+		v[t] = rowMax(r.max[t][r.lo:r.hi])
+	}
+	// an ineligible node records math.MinInt64 in every column, and every
+	// node has at least one type below width, or width is zero
+	if x.width > 0 && v[0] == ineligible[0] {
+		return v, false
+	}
+	return v, true
+}

@@ -86,6 +86,41 @@ func (m *model) first(ask resource.Vector, prev *Node) *Node {
 	return nil
 }
 
+// anyEligible reports whether some node was eligible when recorded.
+func (m *model) anyEligible() bool {
+	return slices.ContainsFunc(m.sorted, func(r *recorded) bool { return r.eligible })
+}
+
+// maxAvailable is, type by type, the most any node eligible when recorded
+// had available.
+func (m *model) maxAvailable() resource.Vector {
+	var v resource.Vector
+	first := true
+	for _, r := range m.sorted {
+		if !r.eligible {
+			continue
+		}
+		for i := range v {
+			if first || r.avail[i] > v[i] {
+				v[i] = r.avail[i]
+			}
+		}
+		first = false
+	}
+	return v
+}
+
+// bounds reports whether got is, type by type, want or between a negative
+// want and 0.
+func bounds(got, want resource.Vector) bool {
+	for i := range got {
+		if got[i] < want[i] || got[i] > max(want[i], 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // modelID makes IDs of many lengths around the 16 bytes the index packs,
 // with long shared prefixes, so ties of score exercise every ID compare.
 func modelID(rng *rand.Rand, i int) string {
@@ -235,6 +270,11 @@ func TestIndexAgainstModel(t *testing.T) {
 					dump()
 					t.Fatalf("seed %d step %d: Next(%v, %s) = %s, want %s", seed, step, ask, prev.ID, id(got), id(want))
 				}
+			}
+			// the most available is exact, or 0 in a column that was added
+			// after it went negative everywhere: a bound either way
+			if got, ok := x.MaxAvailable(); ok != m.anyEligible() || (ok && !bounds(got, m.maxAvailable())) {
+				t.Fatalf("seed %d step %d: MaxAvailable %v %v, want %v %v", seed, step, got, ok, m.maxAvailable(), m.anyEligible())
 			}
 			if step%50 == 0 || maxNodes <= 60 {
 				var got []*Node

@@ -41,6 +41,9 @@ type Node struct {
 	// allocs are the scheduler's allocations on this node; each knows its
 	// position (NodeSlot) so removal is O(1).
 	allocs []*app.Allocation
+	// bounds, when set, covers the allocations of the node (bounds.go);
+	// beside allocs, on a cache line a placement touches anyway.
+	bounds *Bounds
 	// Capacity is the schedulable resource reported by the RM.
 	Capacity resource.Vector
 	// Allocated is the sum of the scheduler's allocations on the node.
@@ -124,6 +127,10 @@ func (n *Node) AddAllocOn(x *app.Allocation, m resource.Mask) {
 	}
 	n.allocs = append(n.allocs, x)
 	n.Allocated.IncOn(&x.Res, m)
+	if b := n.bounds; b != nil {
+		b.widen(x, m)
+		b.live++
+	}
 }
 
 // RemoveAlloc forgets allocation x and frees its resources. It reports
@@ -140,6 +147,10 @@ func (n *Node) RemoveAlloc(x *app.Allocation) bool {
 	n.allocs = n.allocs[:last]
 	x.NodeSlot = -1
 	n.Allocated.DecOn(&x.Res, x.Res.Support())
+	if b := n.bounds; b != nil {
+		b.live--
+		b.left++
+	}
 	return true
 }
 

@@ -344,6 +344,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 		leaf.Apply(a, resource.Vector{}, delta, 0, 0)
 	} else {
 		leaf.Apply(a, delta, resource.Vector{}, 0, 0)
+		leaf.Holds(&x.Res)
 		p.trackResize(a, delta)
 		if x.Preempted {
 			for q := leaf; q != nil; q = q.Parent {
@@ -351,6 +352,7 @@ func (p *Partition) UpdateAsk(appID, key string, res resource.Vector) error {
 			}
 		}
 		x.Forced = true
+		p.bounds.Resized(x)
 		if n, ok := p.nodes[node]; ok {
 			n.Resize(delta)
 			p.index.Update(n)
@@ -425,6 +427,7 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
 	leaf := p.leafOf(a)
 	leaf.Apply(a, x.Res, resource.Vector{}, 0, 0)
+	leaf.Holds(&x.Res)
 	delete(p.completing, a.ID)
 	p.markRunning(a, leaf)
 	if a.State == app.New || a.State == app.Resuming {

@@ -207,6 +207,7 @@ func (p *Partition) ConfirmReplacement(appID, phKey string, now time.Time) bool 
 		p.index.Update(to)
 	}
 	leaf.Apply(a, delta, resource.Vector{}, 0, 0)
+	leaf.Holds(&x.Res)
 	_ = p.users.Release(a.User, a.Group, a.QueuePath, a.ID, ph.Res, false)
 	p.emitApp(event.Remove, event.AllocReplaced, a.ID, ph.Key, "", &ph.Res, now)
 	if n != nil {

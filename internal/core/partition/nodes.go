@@ -32,6 +32,7 @@ func (p *Partition) AddNode(id string, capacity, occupied resource.Vector, attrs
 		return err
 	}
 	n := node.New(id, capacity, attrs)
+	n.SetBounds(p.bounds)
 	n.Occupied = occupied
 	n.Schedulable = schedulable
 	p.nodes[id] = n

@@ -35,6 +35,8 @@ type Partition struct {
 	// foreignOn maps a foreign allocation's key to the node holding it.
 	foreignOn map[string]*node.Node
 	index     *node.Index
+	// bounds covers the allocations on the nodes (victimbound.go).
+	bounds *node.Bounds
 	// stale are the nodes whose place in index waits for its next reader
 	// (markStale).
 	stale map[*node.Node]struct{}
@@ -99,6 +101,9 @@ type Partition struct {
 	// ask x fits node nodeID once victims[0..start] (and, if needed, the
 	// following ones) are gone, and the last victim it needed.
 	preemptCheck PreemptCheck
+	// victimNodes counts the nodes whose allocations the victim search
+	// looked at (tests read it).
+	victimNodes int
 	// batch, when set, is called between decisions of a pass, every
 	// BatchCheck allocations, with all of them applied; true ends the
 	// pass there (schedule.go).
@@ -164,6 +169,7 @@ func New(rmID string, reg *resource.Registry, pc *config.PartitionConfig) (*Part
 		nodes:       map[string]*node.Node{},
 		foreignOn:   map[string]*node.Node{},
 		index:       node.NewIndex(policyOf(pc), w),
+		bounds:      node.NewBounds(),
 		tree:        tree,
 		apps:        map[string]*app.App{},
 		completing:  map[string]time.Time{},

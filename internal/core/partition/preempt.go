@@ -47,6 +47,10 @@ const minCandidateNodes = 100
 // other breadths; nothing else sets it.
 var candidateNodesPercent = 10
 
+// scopeListAfter is how many nodes the victim search looks at before it
+// lists the nodes of its scope (scopeNodes).
+const scopeListAfter = 32
+
 // candidateNodes is how many workable nodes the victim search compares.
 func (p *Partition) candidateNodes() int {
 	return max(minCandidateNodes, p.index.Len()*candidateNodesPercent/100)
@@ -414,13 +418,26 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 		best.node = p.findNode(x)
 	}
 	workable, enough := 0, p.candidateNodes()
-	only := p.scopeNodes(leaves)
+	// the scope's nodes are listed once the search has looked at
+	// scopeListAfter nodes without ending: the first nodes usually give
+	// a plan no node can beat
+	var only map[*node.Node]bool
+	looked, listed := 0, false
+	// a plan at floor ends the search (victimbound.go)
+	var floor [3]int64
+	hasFloor, checked := false, false
+	if best.node == nil && stopAtFloor {
+		floor, hasFloor = p.planFloor(x, scope)
+	}
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
 		if best.node != nil && len(best.victims) == 0 {
 			return false // a node has room already: only the queues need victims
 		}
 		if workable >= enough {
 			return false
+		}
+		if looked == scopeListAfter && !listed {
+			only, listed = p.scopeNodes(leaves), true
 		}
 		if only != nil && !only[n] {
 			return true // no allocation of the scope's leaves: no candidates
@@ -433,6 +450,8 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 			return true // placeable without victims: not a preemption node
 		}
 		cands = cands[:0]
+		looked++
+		p.victimNodes++
 		n.Each(func(v *app.Allocation) bool {
 			if c, ok := eligible(v); ok {
 				cands = append(cands, c)
@@ -486,12 +505,21 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 			}
 			score[2] += int64(c.prio)
 		}
+		atFloor := hasFloor && !less3(floor, score)
+		stop := false
 		switch {
 		case p.preemptCheck != nil:
-			// the RM checks plans best first: keep every one
+			// the RM checks plans best first: keep every one; a plan at
+			// the floor comes before any other yet to be found, so the
+			// RM is asked about it at once
 			np := nodePlan{node: n, score: score, order: workable, extra: extraVictims(cands, chosen, &g)}
 			for _, c := range chosen {
 				np.victims = append(np.victims, c.x)
+			}
+			if atFloor {
+				if plan, ok := p.checkPlan(x, &np); ok {
+					best, checked, stop = plan, true, true
+				}
 			}
 			plans = append(plans, np)
 		case best.node == nil || less3(score, bestScore):
@@ -500,14 +528,15 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 			for _, c := range chosen {
 				best.victims = append(best.victims, c.x)
 			}
+			stop = atFloor
 		}
 		for _, c := range chosen {
 			g.add(c, -1)
 		}
 		workable++
-		return true
+		return !stop
 	})
-	if p.preemptCheck != nil && (best.node == nil || len(best.victims) > 0) {
+	if p.preemptCheck != nil && !checked && (best.node == nil || len(best.victims) > 0) {
 		var ok bool
 		if best, ok = p.bestChecked(x, plans); !ok {
 			return preemptPlan{}, false
@@ -638,6 +667,8 @@ type nodePlan struct {
 	extra   []*app.Allocation
 	score   [3]int64
 	order   int
+	// asked is set once the RM was asked about the plan
+	asked bool
 }
 
 // extraVictims lists the candidates beyond chosen that could still be
@@ -675,20 +706,32 @@ func (p *Partition) bestChecked(x *app.Allocation, plans []nodePlan) (preemptPla
 		}
 		return a.order - b.order
 	})
-	for _, np := range plans {
-		all := append(slices.Clip(np.victims), np.extra...)
-		keys := make([]string, len(all))
-		for i, v := range all {
-			keys[i] = v.Key
+	for i := range plans {
+		if plans[i].asked {
+			continue // refused during the search
 		}
-		ok, last := p.preemptCheck(x, np.node.ID, keys, len(np.victims)-1)
-		if !ok {
-			continue
+		if plan, ok := p.checkPlan(x, &plans[i]); ok {
+			return plan, true
 		}
-		last = min(max(last, len(np.victims)-1), len(all)-1)
-		return preemptPlan{node: np.node, victims: all[:last+1]}, true
 	}
 	return preemptPlan{}, false
+}
+
+// checkPlan asks the RM's PreemptionPredicates about one plan (see
+// bestChecked) and returns the plan it accepts.
+func (p *Partition) checkPlan(x *app.Allocation, np *nodePlan) (preemptPlan, bool) {
+	np.asked = true
+	all := append(slices.Clip(np.victims), np.extra...)
+	keys := make([]string, len(all))
+	for i, v := range all {
+		keys[i] = v.Key
+	}
+	ok, last := p.preemptCheck(x, np.node.ID, keys, len(np.victims)-1)
+	if !ok {
+		return preemptPlan{}, false
+	}
+	last = min(max(last, len(np.victims)-1), len(all)-1)
+	return preemptPlan{node: np.node, victims: all[:last+1]}, true
 }
 
 func less3(a, b [3]int64) bool {

@@ -76,6 +76,9 @@ func (p *Partition) Verify() error {
 			if n := p.nodes[x.NodeID]; !n.Holds(x) {
 				bad("node %s does not list allocation %s", x.NodeID, x.Key)
 			}
+			if leaf := p.leafOf(a); leaf != nil && !x.Res.Fits(leaf.MaxHeld) {
+				bad("allocation %s of %s holds %v, more than its queue's bound %v", x.Key, id, x.Res, leaf.MaxHeld)
+			}
 			return true
 		})
 		if al != a.Allocated || pe != a.Pending || np != a.PendingCount() || na != a.AllocatedCount() {

@@ -25,6 +25,9 @@ func (leaf *Queue) Apply(a *app.App, dAlloc, dPend resource.Vector, p int32, n i
 	if n != 0 {
 		leaf.count(p, n)
 	}
+	if mAlloc != 0 {
+		leaf.clearHeld()
+	}
 	leaf.placeApp(a)
 	// shares follow Allocated only: a change of pending alone (an ask
 	// taken in) leaves them as they are
@@ -58,6 +61,7 @@ func (leaf *Queue) Placed(a *app.App, res *resource.Vector, m resource.Mask, p i
 		x.pendingAsks--
 	}
 	leaf.count(p, -1)
+	leaf.holds(res, m)
 	leaf.placeApp(a)
 	leaf.update(m != 0, false)
 }

@@ -60,6 +60,9 @@ type Queue struct {
 	// until the RM releases them (REST preemptingResource). The partition
 	// maintains it.
 	Preempting resource.Vector
+	// MaxHeld is, type by type, at least the most any one allocation here
+	// and below holds (held.go).
+	MaxHeld resource.Vector
 	// QuotaPreemption is the pending quota-change preemption of a managed
 	// queue whose usage exceeds its max (reference §2.15).
 	QuotaPreemption QuotaTrigger

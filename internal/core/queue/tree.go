@@ -19,6 +19,9 @@ type Tree struct {
 	cluster resource.Vector
 	touched []*Queue
 	changed func(ChangeKind, *Queue)
+	// floor is PriorityFloor's summary of the priority offsets, valid
+	// while floor.ok (priofloor.go).
+	floor priorityFloor
 }
 
 // Build creates the tree of a validated partition configuration.
@@ -186,6 +189,7 @@ func (t *Tree) Reconfigure(pc *config.PartitionConfig) error {
 
 		q.MaxApps = c.MaxApplications
 		q.applyProps(c.Effective)
+		t.floor.ok = false
 		q.Submit, q.Admin = c.Submit, c.Admin
 		q.Template = c.Template
 		q.Config = c
@@ -254,6 +258,7 @@ func (t *Tree) CreateDynamic(path string) (*Queue, error) {
 		} else {
 			q.applyProps(config.DefaultProperties())
 		}
+		t.floor.ok = false
 		q.fairMax = q.Max.Overlay(cur.fairMax)
 		t.byPath[q.Path] = q
 		t.note(Added, q)
@@ -364,6 +369,8 @@ func (q *Queue) AddApp(a *app.App) {
 		if x.Pending() {
 			q.count(x.Priority, 1)
 			n++
+		} else {
+			q.Holds(&x.Res)
 		}
 		return true
 	})
@@ -399,6 +406,7 @@ func (q *Queue) RemoveApp(a *app.App) {
 		x.Pending.Dec(a.Pending)
 		x.pendingAsks -= n
 	}
+	q.clearHeld()
 	q.refreshPath()
 }
 
@@ -430,6 +438,7 @@ func (t *Tree) Recovery() *Queue {
 	}
 	q := newQueue(config.RecoveryQueue, t.Root, true)
 	q.applyProps(config.DefaultProperties())
+	t.floor.ok = false
 	q.fairMax = t.Root.fairMax
 	t.byPath[path] = q
 	t.note(Added, q)

@@ -53,12 +53,22 @@ func (s *Scheduler) Deactivate() { s.srv.Service().Fence() }
 // Standby reports whether the scheduler is a standby.
 func (s *Scheduler) Standby() bool { return s.srv.Service().Standby() }
 
-// LeadUntil bounds the leadership in time: from t on the scheduler is
-// fenced as by Deactivate, unless a later call moved t; the zero time
-// removes the bound. A leader calls it after each renewal of its lease
-// with the renewal's start plus a renew deadline shorter than the lease,
-// so that every delivery checks the lease's time as well as the flag, and
-// a leader whose renewals stop (starved, cut off from the lease service)
-// stops deciding by itself before another replica can take the lease
-// over. Activate keeps the bound: set it first.
+// LeadUntil bounds the leadership in time: from t on the scheduler decides
+// and delivers nothing, as after Deactivate, until a later call moves t
+// past the present again; the zero time removes the bound. A leader calls
+// it after each renewal of its lease with the renewal's start plus a renew
+// deadline shorter than the lease, so that every delivery checks the
+// lease's time as well as the flag, and a leader whose renewals stop
+// (starved, cut off from the lease service) stops deciding by itself
+// before another replica can take the lease over. A renewal that comes
+// after the deadline passed resumes it: no other replica can have taken
+// the lease meanwhile, so what it decided and held is delivered and a pass
+// runs. Activate keeps the bound: set it first.
 func (s *Scheduler) LeadUntil(t time.Time) { s.srv.Service().LeadUntil(t) }
+
+// Diverged reports whether a Deactivate (or the loss of the lease after a
+// lapse) stranded decisions the resource managers never heard of: the
+// scheduler then never leads again (Activate returns ErrDiverged, and a
+// renewal does not resume it), and must be started afresh. A leader that
+// finds itself diverged while it still holds its lease gives the lease up.
+func (s *Scheduler) Diverged() bool { return s.srv.Service().Diverged() }

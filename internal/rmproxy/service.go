@@ -309,6 +309,7 @@ func (s *Service) step(now time.Time) int {
 	if s.lead.closed() {
 		return 0 // a standby decides nothing (standby.go)
 	}
+	s.resume() // a renewal after a lapse: every partition passes
 	if s.hooks.Latency != nil {
 		defer s.reportLatency()
 	}

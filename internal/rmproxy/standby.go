@@ -2,6 +2,7 @@ package rmproxy
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -32,47 +33,58 @@ import (
 // holds decisions its RM never heard of, and the service refuses to lead
 // again (ErrDiverged). A leader that loses its lease is restarted, as
 // kube-scheduler is, and learns the new leader's decisions from its RM.
+//
+// LeadUntil bounds a leader in time: the gate also stays closed while its
+// deadline has passed (a lapse), and a later deadline (the lease renewed)
+// opens it again. A lapse holds what the service decided and has not
+// delivered, as a standby holds its outcomes, and drops nothing that has
+// not left the outboxes; a fence during the lapse makes those held
+// decisions a divergence, a renewal delivers them.
 
 // ErrDiverged is Activate's refusal after a fence dropped decisions the
 // RM never heard of: the state is no longer the RM's, so the service must
 // be started afresh before it leads.
 var ErrDiverged = errors.New("scheduler fenced while its decisions were undelivered; restart it before it leads again")
 
-// errStandby is the node checks' answer while the service is a standby.
-var errStandby = errors.New("the scheduler is a standby: it places nothing")
+// errStandby is the node checks' answer while the service is a standby
+// or its lease deadline has passed. It is not a veto of the node: the pass
+// ends at once and leaves the asks as they were.
+var errStandby = fmt.Errorf("%w: the scheduler is a standby, it places nothing", partition.ErrRMUnavailable)
 
 // leadGate is the service's leadership: set to standby by Fence, cleared
-// by Activate.
+// by Activate, and closed while the lease deadline has passed.
 type leadGate struct {
 	standby atomic.Bool
 	// diverged is set when the gate stopped a delivery with decisions, or
-	// found decisions held while standby
+	// found decisions held while fenced; it keeps the gate closed
 	diverged atomic.Bool
 	// dropped counts the SI items of the stopped deliveries
 	dropped atomic.Int64
 	// fences counts Fence calls, so that an activation under way sees
 	// one made meanwhile
 	fences atomic.Uint64
-	// until, when not 0, is the time (unix nanoseconds) the gate closes
-	// by itself: the end of the lease as the leader last renewed it
+	// until, when not 0, is the time (unix nanoseconds) from which the
+	// gate is closed: the end of the lease as the leader last renewed it
 	// (LeadUntil)
 	until atomic.Int64
+	// resumed is set when a renewal opened the gate after a lapse: the
+	// service goroutine then asks every partition for a pass
+	resumed atomic.Bool
 }
 
-// closed reports whether the gate stops decisions, closing it for good
-// once the lease deadline passed; a nil gate never does.
+// closed reports whether the gate stops decisions: a standby, a diverged
+// service, or a lease deadline passed; a nil gate never does.
 func (g *leadGate) closed() bool {
 	if g == nil {
 		return false
 	}
-	if g.standby.Load() {
-		return true
-	}
-	if u := g.until.Load(); u != 0 && time.Now().UnixNano() >= u {
-		g.standby.Store(true)
-		return true
-	}
-	return false
+	return g.standby.Load() || g.diverged.Load() || g.lapsed(time.Now())
+}
+
+// lapsed reports whether the lease deadline has passed at now.
+func (g *leadGate) lapsed(now time.Time) bool {
+	u := g.until.Load()
+	return u != 0 && now.UnixNano() >= u
 }
 
 // fenced reports whether the gate of p is closed, and then drops what
@@ -104,19 +116,48 @@ func (s *Service) Fence() {
 	s.lead.fences.Add(1)
 }
 
-// LeadUntil bounds the leadership in time: from t on the service is
-// fenced as by Fence, unless a later call moved t. A leader calls it
-// after every renewal of its lease, with the renewal's start plus a
-// deadline shorter than the lease, so that it stops deciding before any
-// other replica can take the lease over, even when the renewals stop
-// coming (the process starved, the lease service unreachable). The zero
-// time removes the bound.
+// LeadUntil bounds the leadership in time: from t on the service decides
+// and delivers nothing, as when fenced, until a later call moves t past
+// the present again. A leader calls it after every renewal of its lease,
+// with the renewal's start plus a deadline shorter than the lease, so that
+// it stops deciding before any other replica can take the lease over,
+// even when the renewals stop coming (the process starved, the lease
+// service unreachable). A renewal that comes after the deadline passed
+// proves that no other replica took the lease meanwhile, so it resumes
+// the leader: what it decided and held is delivered, and its partitions
+// run a pass. The zero time removes the bound; after a lapse it fences
+// instead (only a renewal resumes a lapsed leader).
 func (s *Service) LeadUntil(t time.Time) {
+	now := time.Now()
+	lapsed := s.lead.lapsed(now)
 	if t.IsZero() {
+		if lapsed {
+			s.Fence()
+		}
 		s.lead.until.Store(0)
 		return
 	}
 	s.lead.until.Store(t.UnixNano())
+	if lapsed && t.After(now) {
+		s.lead.resumed.Store(true)
+		s.poke()
+	}
+}
+
+// Diverged reports whether a fence dropped or stranded decisions the RMs
+// never heard of: the service then never leads again (ErrDiverged) and
+// must be started afresh.
+func (s *Service) Diverged() bool { return s.lead.diverged.Load() }
+
+// resume asks every partition for a pass after a lapse ended (service
+// goroutine).
+func (s *Service) resume() {
+	if !s.lead.resumed.Swap(false) {
+		return
+	}
+	for _, rm := range s.eng.Registered() {
+		rm.PartitionsDo((*partition.Partition).Reconsider)
+	}
 }
 
 // ErrFencedMeanwhile is Activate's refusal when Fence was called after
@@ -132,6 +173,9 @@ var ErrFencedMeanwhile = errors.New("scheduler fenced while it was being activat
 func (s *Service) Activate() error {
 	fences := s.lead.fences.Load()
 	return s.call(func(time.Time) error {
+		if s.lead.standby.Load() && s.heldDecisions() {
+			s.lead.diverged.Store(true)
+		}
 		if s.lead.diverged.Load() {
 			return ErrDiverged
 		}
@@ -158,23 +202,25 @@ func (s *Service) Activate() error {
 // while the service led that its RMs never heard of.
 func (s *Service) FencedItems() int64 { return s.lead.dropped.Load() }
 
-// hold is deliverTo for a standby: p gets the RM's node answers, which
-// leave the outboxes; everything else stays there for Activate (answers
-// to the RM's input: applications accepted or rejected, its own
-// allocations confirmed, its releases echoed), and the RM's event records
-// are dropped.
+// hold is deliverTo for a standby, or a leader whose lease deadline has
+// passed: p gets the RM's node answers, which leave the outboxes;
+// everything else stays there for Activate or the renewal (answers to the
+// RM's input: applications accepted or rejected, its own allocations
+// confirmed, its releases echoed; and, after a lapse, what the leader
+// decided before it), and the RM's event records are dropped. Decisions
+// held while fenced are never to be delivered: the service is diverged.
 func (s *Service) hold(rm *engine.RM, p *parcel) {
 	if b := s.events[rm.ID]; b != nil {
 		b.recs = b.recs[:0]
 	}
+	if s.lead.standby.Load() && s.heldFor(rm) {
+		// a pass that ran across the fence placed, replaced or
+		// preempted: never delivered, and never to be
+		s.lead.diverged.Store(true)
+	}
 	var accepted []*si.AcceptedNode
 	var rejected []*si.RejectedNode
 	take := func(o *partition.Outbox) {
-		if decided(o) {
-			// a pass that ran across the fence placed, replaced or
-			// preempted: never delivered, and never to be
-			s.lead.diverged.Store(true)
-		}
 		for _, n := range o.AcceptedNodes {
 			accepted = append(accepted, &si.AcceptedNode{NodeID: n})
 		}
@@ -193,6 +239,31 @@ func (s *Service) hold(rm *engine.RM, p *parcel) {
 	if len(accepted)+len(rejected) > 0 {
 		p.nodes = &si.NodeResponse{Accepted: accepted, Rejected: rejected}
 	}
+}
+
+// heldDecisions reports whether any RM's outboxes hold a decision of the
+// scheduler's own (service goroutine).
+func (s *Service) heldDecisions() bool {
+	for _, rm := range s.eng.Registered() {
+		if s.heldFor(rm) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldFor reports whether rm's outboxes hold a decision of the
+// scheduler's own.
+func (s *Service) heldFor(rm *engine.RM) bool {
+	if o := s.pending[rm.ID]; o != nil && decided(o) {
+		return true
+	}
+	for _, o := range rm.Outboxes(nil) {
+		if decided(o) {
+			return true
+		}
+	}
+	return false
 }
 
 // decided reports whether o holds a decision of the scheduler's own,

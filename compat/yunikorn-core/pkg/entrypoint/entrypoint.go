@@ -79,8 +79,9 @@ func (s *ServiceContext) Deactivate() {
 	}
 }
 
-// LeadUntil fences the scheduler at t unless moved again (the lease's
-// renew deadline; scheduler.Scheduler.LeadUntil).
+// LeadUntil pauses the scheduler from t until a later call moves t past
+// the present again (the lease's renew deadline; a renewal after a lapse
+// resumes it; scheduler.Scheduler.LeadUntil).
 func (s *ServiceContext) LeadUntil(t time.Time) {
 	if s.Paddock != nil {
 		s.Paddock.LeadUntil(t)
@@ -89,6 +90,10 @@ func (s *ServiceContext) LeadUntil(t time.Time) {
 
 // Standby reports whether the scheduler is a standby.
 func (s *ServiceContext) Standby() bool { return s.Paddock != nil && s.Paddock.Standby() }
+
+// Diverged reports whether a fence stranded decisions the shim never heard
+// of: the scheduler never leads again (scheduler.Scheduler.Diverged).
+func (s *ServiceContext) Diverged() bool { return s.Paddock != nil && s.Paddock.Diverged() }
 
 var errNotStarted = errors.New("entrypoint: the scheduler did not start")
 

@@ -18,10 +18,12 @@
 //   - the replica then runs for the Lease. Once it holds it, every
 //     renewal moves the core's lease deadline to the renewal's start plus
 //     the renew deadline (LeadUntil), and the core is activated;
-//   - a leader that cannot renew is fenced by that deadline before any
+//   - a leader that cannot renew is paused by that deadline before any
 //     other replica can acquire the Lease (renew deadline < lease
-//     duration), then, when the elector gives up, it fences explicitly
-//     and exits with status 1, to come back as a standby;
+//     duration); a renewal that comes late resumes it, and when the
+//     elector gives up, it fences explicitly and exits with status 1, to
+//     come back as a standby. A leader whose core diverged (a pause cut a
+//     delivery short) gives the Lease up and exits 1 as well;
 //   - SIGTERM (a rolling update) fences the core, releases the Lease so
 //     that a standby takes over within a retry period, stops the shim and
 //     exits 0.
@@ -36,13 +38,17 @@ package main
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
@@ -100,7 +106,13 @@ func main() {
 // leadership is lost (status 1).
 func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, signals <-chan os.Signal) int {
 	logger := log.Log(log.Shim)
-	kube := client.NewKubeClient(conf.GetSchedulerConf().KubeConfig).GetClientSet()
+	kube, err := leaseClient(conf.GetSchedulerConf().KubeConfig)
+	if err != nil {
+		logger.Fatal("Unable to create the lease client", zap.Error(err))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lost := make(chan struct{})
+	var leading atomic.Bool
 	lock := &renewals{
 		Interface: &resourcelock.LeaseLock{
 			LeaseMeta:  metav1.ObjectMeta{Name: set.LeaseName, Namespace: set.LeaseNamespace},
@@ -110,10 +122,19 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 		deadline: set.RenewDeadline,
 		leadUntil: func(t time.Time) {
 			sc.LeadUntil(t)
+			// a leader whose lapse ended in stranded decisions cannot
+			// lead on: it gives the lease up for the hot standby
+			if leading.Load() && sc.Diverged() {
+				logger.Error("The scheduler core diverged while it led; giving the lease up", zap.String("identity", set.Identity))
+				leading.Store(false)
+				cancel()
+			}
+		},
+		lapsed: func(late time.Duration) {
+			logger.Warn("Lease renewed after the renew deadline: the scheduler core paused and resumes",
+				zap.Duration("late", late))
 		},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	lost := make(chan struct{})
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   set.LeaseDuration,
@@ -129,6 +150,7 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 					cancel()
 					return
 				}
+				leading.Store(true)
 				logger.Info("Leading: the scheduler core decides", zap.String("identity", set.Identity))
 			},
 			OnStoppedLeading: func() {
@@ -168,4 +190,22 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 		cancel()
 		return 1
 	}
+}
+
+// leaseClient is a client of the API server for the Lease alone, on a
+// connection of its own: the shim's client shares its connections between
+// all its requests (client-go shares one transport per configuration), and
+// a renewal must not wait behind the binds and events of a wave for a
+// stream or a new connection. Its rate limit is its own as well.
+func leaseClient(kubeConfig string) (kubernetes.Interface, error) {
+	cfg, err := client.CreateRestConfig(kubeConfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 20, 40
+	// a dialer of its own: client-go then gives the client a transport
+	// (and connections) of its own instead of the shared one
+	cfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return kubernetes.NewForConfig(cfg)
 }

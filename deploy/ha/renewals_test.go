@@ -47,3 +47,23 @@ func TestRenewalsMoveTheDeadline(t *testing.T) {
 		t.Fatalf("a release, another holder or a failed renewal moved the deadline: %v", got)
 	}
 }
+
+// A renewal that succeeds after the deadline the previous one set is
+// reported as the end of a lapse, with how late it came; renewals in time
+// are not.
+func TestRenewalsReportLapses(t *testing.T) {
+	var lapses []time.Duration
+	r := &renewals{Interface: &lockStub{}, deadline: time.Hour, leadUntil: func(time.Time) {},
+		lapsed: func(late time.Duration) { lapses = append(lapses, late) }}
+	ler := resourcelock.LeaderElectionRecord{HolderIdentity: "me"}
+	_ = r.Create(context.Background(), ler)
+	_ = r.Update(context.Background(), ler)
+	if len(lapses) != 0 {
+		t.Fatalf("renewals in time reported as lapses: %v", lapses)
+	}
+	r.until = time.Now().Add(-time.Second) // the last deadline passed a second ago
+	_ = r.Update(context.Background(), ler)
+	if len(lapses) != 1 || lapses[0] < time.Second {
+		t.Fatalf("a renewal after the deadline: lapses %v, want one, late by a second or more", lapses)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,12 +48,24 @@ type haReplica struct {
 	proxy                *apiProxy
 	p                    *proc
 	starts               int
+	// supervised: the pair restarts the replica when it exits, as kubelet
+	// restarts a Deployment's container; off for the replica a scenario
+	// acts on, until the scenario is done with it
+	supervised bool
 }
 
+// haPair is the two replicas. Its supervisor restarts a supervised
+// replica that exited (a leader that lost its lease exits 1 to come back
+// as a standby) and counts those restarts: none is expected.
 type haPair struct {
 	c    *cluster
 	reps []*haReplica
 	fwd  *tcpForward
+
+	mu       sync.Mutex // the replicas' p, identity, starts and supervised
+	restarts []string   // "ha-b-1 (exit status 1)": replicas that exited unasked
+	quit     chan struct{}
+	done     chan struct{}
 }
 
 // startPair stops the single shim, writes the ConfigMap with haSettings,
@@ -105,8 +119,73 @@ func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 			h.stop()
 			return nil, err
 		}
+		r.supervised = true
 	}
+	h.quit, h.done = make(chan struct{}), make(chan struct{})
+	go h.supervise()
 	return h, nil
+}
+
+// supervise restarts a supervised replica that exited, after half a
+// second, as kubelet does a container of a Deployment.
+func (h *haPair) supervise() {
+	defer close(h.done)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	exitedAt := map[*haReplica]time.Time{}
+	for {
+		select {
+		case <-h.quit:
+			return
+		case <-tick.C:
+		}
+		h.mu.Lock()
+		for _, r := range h.reps {
+			if !r.supervised || r.p == nil || !r.p.exited() {
+				delete(exitedAt, r)
+				continue
+			}
+			if _, ok := exitedAt[r]; !ok {
+				exitedAt[r] = time.Now()
+				h.restarts = append(h.restarts, fmt.Sprintf("%s (%v)", r.identity, r.p.err))
+				logf("   %s exited by itself (%v): restarting it, as kubelet would", r.identity, r.p.err)
+				continue
+			}
+			if time.Since(exitedAt[r]) >= 500*time.Millisecond {
+				delete(exitedAt, r)
+				if err := h.start(r); err != nil {
+					logf("   restarting %s: %v", r.name, err)
+				}
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// setSupervised sets whether the pair restarts r when it exits.
+func (h *haPair) setSupervised(r *haReplica, on bool) {
+	h.mu.Lock()
+	r.supervised = on
+	h.mu.Unlock()
+}
+
+// unasked returns the replicas that exited unasked so far.
+func (h *haPair) unasked() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.restarts)
+}
+
+// byIdentity is the replica that runs as id, or nil.
+func (h *haPair) byIdentity(id string) *haReplica {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.reps {
+		if r.identity == id {
+			return r
+		}
+	}
+	return nil
 }
 
 // start (re)starts replica r with a new identity.
@@ -145,6 +224,8 @@ func (h *haPair) leader(ctx context.Context) (*haReplica, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, r := range h.reps {
 		if r.identity == id && r.p != nil && !r.p.exited() {
 			return r, nil
@@ -192,6 +273,10 @@ func (h *haPair) waitHot(ctx context.Context, r *haReplica) error {
 }
 
 func (h *haPair) stop() {
+	if h.quit != nil {
+		close(h.quit)
+		<-h.done
+	}
 	for _, r := range h.reps {
 		if r.p != nil {
 			r.p.stop(10 * time.Second)

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -26,6 +27,11 @@ type apiProxy struct {
 	srv  *http.Server
 	addr string
 	rp   *httputil.ReverseProxy
+	// lease forwards the Lease's requests on connections of their own,
+	// as the replica makes them (deploy/ha's lease client): without a
+	// proxy they would not wait behind the shim's binds and events for a
+	// stream or a new connection to kube-apiserver
+	lease *httputil.ReverseProxy
 
 	mu     sync.Mutex
 	cut    bool
@@ -50,13 +56,17 @@ func startAPIProxy(c *cluster, port string) (*apiProxy, error) {
 		return nil, err
 	}
 	p := &apiProxy{addr: "127.0.0.1:" + port, flight: map[*context.CancelFunc]struct{}{}, writes: map[string]int{}}
-	p.rp = httputil.NewSingleHostReverseProxy(target)
-	p.rp.Transport = &http.Transport{
-		TLSClientConfig:   &tls.Config{RootCAs: ca, Certificates: []tls.Certificate{client}},
-		ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100,
+	upstream := func() *httputil.ReverseProxy {
+		rp := httputil.NewSingleHostReverseProxy(target)
+		rp.Transport = &http.Transport{
+			TLSClientConfig:   &tls.Config{RootCAs: ca, Certificates: []tls.Certificate{client}},
+			ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100,
+		}
+		rp.FlushInterval = -1 // watches stream
+		rp.ErrorLog = log.New(io.Discard, "", 0)
+		return rp
 	}
-	p.rp.FlushInterval = -1 // watches stream
-	p.rp.ErrorLog = nil
+	p.rp, p.lease = upstream(), upstream()
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		return nil, err
@@ -92,7 +102,11 @@ func (p *apiProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.mu.Unlock()
 		cancel()
 	}()
-	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	rp := p.rp
+	if resourceOf(r.URL.Path) == "leases" {
+		rp = p.lease
+	}
+	rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // resourceOf names the resource of an API path, with its subresource:

@@ -82,11 +82,15 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err != nil {
 		return err
 	}
-	next := h.other(old)
+	h.setSupervised(old, false) // the scenario acts on it: no restart behind its back
 	bound := t.boundCount()
 	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { act(old) })
 	if err != nil {
 		return err
+	}
+	next := h.byIdentity(to.to)
+	if next == nil || next == old {
+		return fmt.Errorf("the lease went to %q, not the other replica", to.to)
 	}
 	h.fwd.set(next.rest)
 	logf("   %s of %s with %d of %d bound: lease to %s after %s, first bind by the new leader after %s",
@@ -95,23 +99,46 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 		if err := after(h, old, next); err != nil {
 			return err
 		}
+	} else {
+		// the old leader's pod comes back, as a standby, as its
+		// Deployment brings it back after a crash or a rolling update
+		if err := old.p.wait(20 * time.Second); err != nil {
+			return fmt.Errorf("the old leader did not exit: %w", err)
+		}
+		logf("   the old leader exited (%v); restarted, it is a standby", old.p.err)
+		h.mu.Lock()
+		err := h.start(old)
+		h.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		h.setSupervised(old, true)
 	}
 	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
 		return err
 	}
-	if after == nil {
-		if err := old.p.wait(20 * time.Second); err == nil {
-			logf("   the old leader exited: %v", old.p.err)
-		}
+	h.report()
+	return errors.Join(c.checkFailover(ctx, t, h, w.pods), c.checkGang(ctx, ph, gangNS, gangApp, 4, 3))
+}
+
+// report logs the replicas that exited unasked (each lost its lease) and
+// the lapses their logs show (renewals that came after the renew
+// deadline: the core paused until they came).
+func (h *haPair) report() {
+	lapses := 0
+	for _, r := range h.reps {
+		n, _ := h.c.countLog(r.name, "Lease renewed after the renew deadline")
+		lapses += n
 	}
-	return errors.Join(c.checkFailover(ctx, t, next, w.pods), c.checkGang(ctx, ph, gangNS, gangApp, 4, 3))
+	u := h.unasked()
+	logf("   replicas that exited unasked: %d %v; renewals after the renew deadline (pauses): %d", len(u), u, lapses)
 }
 
 // checkFailover checks a wave after a takeover by leader: every pod
 // bound once (none moved to a second node), no node over its room, no
 // bind refused by the API server in the new leader's log, and its
 // Paddock's usage equal to the API server's.
-func (c *cluster) checkFailover(ctx context.Context, t *tracker, leader *haReplica, pods int) error {
+func (c *cluster) checkFailover(ctx context.Context, t *tracker, h *haPair, pods int) error {
 	r := t.result()
 	if len(r.rebound) > 0 {
 		return fmt.Errorf("pods bound to a second node: %v", r.rebound)
@@ -122,14 +149,16 @@ func (c *cluster) checkFailover(ctx context.Context, t *tracker, leader *haRepli
 	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
 		return err
 	}
-	refused, err := c.countLog(leader.name, "failed to bind pod")
-	if err != nil {
-		return err
+	for _, r := range h.reps {
+		refused, err := c.countLog(r.name, "failed to bind pod")
+		if err != nil {
+			return err
+		}
+		if refused > 0 {
+			return fmt.Errorf("%s had %d binds refused by the API server", r.name, refused)
+		}
 	}
-	if refused > 0 {
-		return fmt.Errorf("the new leader had %d binds refused by the API server", refused)
-	}
-	logf("   all %d pods bound once each, no bind refused, no node over its room; the new leader's usage matches", pods)
+	logf("   all %d pods bound once each, no bind refused, no node over its room; the leader's usage matches", pods)
 	return nil
 }
 
@@ -190,12 +219,16 @@ func partitionScenario(ctx context.Context, c *cluster) error {
 			return fmt.Errorf("the cut-off leader exited 0; want non-zero, to come back as a standby")
 		}
 		old.proxy.partition(false)
-		if err := h.start(old); err != nil {
+		h.mu.Lock()
+		err := h.start(old)
+		h.mu.Unlock()
+		if err != nil {
 			return err
 		}
 		if err := h.waitHot(ctx, old); err != nil {
 			return err
 		}
+		h.setSupervised(old, true)
 		if id, err := h.holder(ctx); err != nil || id != next.identity {
 			return fmt.Errorf("after the heal the lease is held by %q (%v), want %s", id, err, next.identity)
 		}

@@ -32,14 +32,19 @@ func init() {
 const haLease = "paddock-scheduler"
 
 // haSettings are the ConfigMap keys the replicas run with: Paddock's
-// lease defaults, and the shim's scheduling loop at 100 ms so that the
-// applications the new leader's shim hears accepted go on at once.
+// lease defaults, the shim's scheduling loop at 100 ms so that the
+// applications the new leader's shim hears accepted go on at once, and
+// the shim's client at 200 requests/s: at the upstream default (1,000)
+// a new leader binds hundreds of pods at once, each with its events, and
+// its own Lease renewals wait seconds behind them at the API server.
 var haSettings = map[string]string{
 	"paddock.leaderElection.enabled":       "true",
 	"paddock.leaderElection.leaseDuration": "3s",
 	"paddock.leaderElection.renewDeadline": "2s",
 	"paddock.leaderElection.retryPeriod":   "500ms",
 	"service.schedulingInterval":           "100ms",
+	"kubernetes.qps":                       "200",
+	"kubernetes.burst":                     "200",
 }
 
 // haReplica is one replica: its process, API proxy and REST address.

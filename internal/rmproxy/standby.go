@@ -78,7 +78,11 @@ func (g *leadGate) closed() bool {
 	if g == nil {
 		return false
 	}
-	return g.standby.Load() || g.diverged.Load() || g.lapsed(time.Now())
+	if g.standby.Load() || g.diverged.Load() {
+		return true
+	}
+	u := g.until.Load() // the clock is read only under a lease
+	return u != 0 && time.Now().UnixNano() >= u
 }
 
 // lapsed reports whether the lease deadline has passed at now.

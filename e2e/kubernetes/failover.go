@@ -39,13 +39,23 @@ const haLease = "paddock-scheduler"
 // its own Lease renewals wait seconds behind them at the API server.
 var haSettings = map[string]string{
 	"paddock.leaderElection.enabled":       "true",
-	"paddock.leaderElection.leaseDuration": "3s",
-	"paddock.leaderElection.renewDeadline": "2s",
-	"paddock.leaderElection.retryPeriod":   "500ms",
+	"paddock.leaderElection.leaseDuration": haLeaseDuration.String(),
+	"paddock.leaderElection.renewDeadline": haRenewDeadline.String(),
+	"paddock.leaderElection.retryPeriod":   haRetryPeriod.String(),
 	"service.schedulingInterval":           "100ms",
 	"kubernetes.qps":                       "200",
 	"kubernetes.burst":                     "200",
 }
+
+// The lease the scenarios run with: longer than Paddock's defaults (3 s,
+// 2 s), which leaders of this harness lost every few seconds on a 2-core
+// machine while a 1,000-pod wave loads its API server (renewals taking
+// over 2 s); kube-scheduler-ha runs kube-scheduler with the same.
+const (
+	haLeaseDuration = 5 * time.Second
+	haRenewDeadline = 4 * time.Second
+	haRetryPeriod   = 500 * time.Millisecond
+)
 
 // haReplica is one replica: its process, API proxy and REST address.
 type haReplica struct {
@@ -237,6 +247,18 @@ func (h *haPair) leader(ctx context.Context) (*haReplica, error) {
 		}
 	}
 	return nil, fmt.Errorf("no running replica holds the lease (holder %q)", id)
+}
+
+// liveLeader waits until a running replica holds the lease (after a
+// replica lost it and exited, the Lease names it until another acquires).
+func (h *haPair) liveLeader(ctx context.Context) (*haReplica, error) {
+	var r *haReplica
+	err := waitFor(ctx, "a running replica holds the lease", time.Minute, 50*time.Millisecond, func() (bool, error) {
+		var err error
+		r, err = h.leader(ctx)
+		return err == nil, err
+	})
+	return r, err
 }
 
 func (h *haPair) other(r *haReplica) *haReplica {

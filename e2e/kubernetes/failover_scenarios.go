@@ -78,7 +78,7 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
-	old, err := h.leader(ctx)
+	old, err := h.liveLeader(ctx)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 		return err
 	}
 	defer h.stop()
-	leader, err := h.leader(ctx)
+	leader, err := h.liveLeader(ctx)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func kubeSchedulerHAScenario(ctx context.Context, c *cluster) error {
 		lease, renew, retry time.Duration
 	}{
 		{"default", 15 * time.Second, 10 * time.Second, 2 * time.Second},
-		{"Paddock's", 3 * time.Second, 2 * time.Second, 500 * time.Millisecond},
+		{"the failover scenarios'", haLeaseDuration, haRenewDeadline, haRetryPeriod},
 	} {
 		if err := c.kubeSchedulerFailover(ctx, s.name, s.lease, s.renew, s.retry); err != nil {
 			return fmt.Errorf("kube-scheduler, %s lease: %w", s.name, err)

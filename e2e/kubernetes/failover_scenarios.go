@@ -149,13 +149,16 @@ func (c *cluster) checkFailover(ctx context.Context, t *tracker, h *haPair, pods
 	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
 		return err
 	}
+	// a bind refused because the pod is bound already is a second
+	// leader's bind; a cut-off leader's binds fail without reaching the
+	// API server, and are not refusals
 	for _, r := range h.reps {
-		refused, err := c.countLog(r.name, "failed to bind pod")
+		refused, err := c.countLogLines(r.name, "failed to bind pod", "already assigned")
 		if err != nil {
 			return err
 		}
 		if refused > 0 {
-			return fmt.Errorf("%s had %d binds refused by the API server", r.name, refused)
+			return fmt.Errorf("%s had %d binds refused by the API server: the pod was bound already", r.name, refused)
 		}
 	}
 	logf("   all %d pods bound once each, no bind refused, no node over its room; the leader's usage matches", pods)
@@ -417,4 +420,24 @@ func (c *cluster) dropWave(ctx context.Context, w wave) {
 	if err := c.deleteWave(ctx, w); err != nil {
 		logf("   deleting wave %s: %v", w.id, err)
 	}
+}
+
+// countLogLines counts the lines of a program's log that hold every one
+// of subs.
+func (c *cluster) countLogLines(name string, subs ...string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.work, "logs", name+".log"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		all := true
+		for _, s := range subs {
+			all = all && strings.Contains(line, s)
+		}
+		if all {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -376,9 +376,10 @@ leaderElection:
 		return err
 	}
 	// the identity is host_uuid: the leader is the one that logged it
+	// (client-go writes "Successfully", older versions "successfully")
 	var leader string
 	for _, n := range names {
-		if k, _ := c.countLog(n, "successfully acquired lease"); k > 0 {
+		if k, _ := c.countLog(n, "uccessfully acquired lease"); k > 0 {
 			leader = n
 		}
 	}

@@ -341,6 +341,14 @@ leaderElection:
 	}
 	names := []string{"kube-scheduler-a", "kube-scheduler-b"}
 	procs := map[string]*proc{}
+	// the logs go on from an earlier measurement: the leader is the one
+	// whose acquisitions grew (client-go writes "Successfully", older
+	// versions "successfully")
+	const acquired = "uccessfully acquired lease"
+	before := map[string]int{}
+	for _, n := range names {
+		before[n], _ = c.countLog(n, acquired)
+	}
 	defer func() {
 		for _, p := range procs {
 			p.stop(10 * time.Second)
@@ -376,10 +384,9 @@ leaderElection:
 		return err
 	}
 	// the identity is host_uuid: the leader is the one that logged it
-	// (client-go writes "Successfully", older versions "successfully")
 	var leader string
 	for _, n := range names {
-		if k, _ := c.countLog(n, "uccessfully acquired lease"); k > 0 {
+		if k, _ := c.countLog(n, acquired); k > before[n] {
 			leader = n
 		}
 	}

@@ -15,21 +15,7 @@ import (
 // keep their state (no NoNodeFits, no waiting report for the autoscaler,
 // no refusal counted), and they are placed once the RM answers again.
 func TestRMAwayLeavesAsksAlone(t *testing.T) {
-	p := mustPartition(t, twoQueues)
-	p.noEvents = false // count refusals as when events flow
-	for i := range 4 {
-		if err := p.AddNode(fmt.Sprint("n", i), vec(4000, 4096), resource.Vector{}, nil, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.AddApp(AppRequest{ID: "app1", Queue: "root.b", User: "alice"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 6 {
-		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: "app1", Res: vec(1000, 100)}, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := sixAsksFourNodes(t)
 	away, calls := false, 0
 	p.SetPredicate(func(x *app.Allocation, nodeID string, allocate bool) error {
 		calls++
@@ -123,4 +109,27 @@ func TestWaitingReportedWithinTwoSeconds(t *testing.T) {
 			t.Errorf("%s reported %s after it arrived, want within 2 s", k, d)
 		}
 	}
+}
+
+// sixAsksFourNodes returns a partition with events flowing (refusals
+// counted), four nodes of 4 CPUs and application app1 in root.b asking
+// for six allocations of 1 CPU (k0..k5), none placed yet.
+func sixAsksFourNodes(t *testing.T) *Partition {
+	t.Helper()
+	p := mustPartition(t, twoQueues)
+	p.noEvents = false
+	for i := range 4 {
+		if err := p.AddNode(fmt.Sprint("n", i), vec(4000, 4096), resource.Vector{}, nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.AddApp(AppRequest{ID: "app1", Queue: "root.b", User: "alice"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: "app1", Res: vec(1000, 100)}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
 }

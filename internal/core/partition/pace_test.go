@@ -32,21 +32,7 @@ func (q *quota) Took(_ time.Time, n int) { q.left -= n; q.took += n }
 // for cluster resources), the RM is not asked about nodes for them, and
 // the partition runs a pass by itself when the pacer is ready.
 func TestPacerHoldsAsksBack(t *testing.T) {
-	p := mustPartition(t, twoQueues)
-	p.noEvents = false
-	for i := range 4 {
-		if err := p.AddNode(fmt.Sprint("n", i), vec(4000, 4096), resource.Vector{}, nil, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.AddApp(AppRequest{ID: "app1", Queue: "root.b", User: "alice"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 6 {
-		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("k", i), AppID: "app1", Res: vec(1000, 100)}, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := sixAsksFourNodes(t)
 	asked := 0
 	p.SetPredicate(func(*app.Allocation, string, bool) error { asked++; return nil })
 	q := &quota{left: 2, until: t0.Add(50 * time.Millisecond)}

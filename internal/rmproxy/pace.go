@@ -58,9 +58,14 @@ func (s *Service) pace(rmID string, e config.Extra, now time.Time) {
 		r = s.allocationRate
 	}
 	if r <= 0 {
+		delete(s.paced, rmID)
 		s.eng.SetPacer(rmID, nil)
 		return
 	}
+	if s.paced == nil {
+		s.paced = map[string]bool{}
+	}
+	s.paced[rmID] = true
 	s.eng.SetPacer(rmID, newPacer(r, now))
 }
 

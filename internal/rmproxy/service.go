@@ -70,8 +70,11 @@ type Service struct {
 	// allocationRate is the default bound on allocations a second per RM
 	// (pace.go), 0 for none
 	allocationRate float64
-	pending        map[string]*partition.Outbox
-	events         map[string]*eventBuffer
+	// paced holds the RMs with a pacer: only then does the loop look for
+	// timed work due before its next tick
+	paced   map[string]bool
+	pending map[string]*partition.Outbox
+	events  map[string]*eventBuffer
 
 	snaps snapState
 	admit admission // who may register (registration.go)
@@ -293,7 +296,7 @@ func (s *Service) loop() {
 		s.sweepIdle(now)
 		s.reportTally()
 		s.serveSnapshots(now)
-		if next := s.eng.NextTimer(); !next.IsZero() {
+		if next := s.pacedTimer(); !next.IsZero() {
 			// work already due waits for the tick: a partition whose
 			// passes do not run (a paused RM, a standby) keeps its
 			// timers due, and must not make this loop spin
@@ -599,4 +602,15 @@ func (s *Service) UpdateAllocation(req *si.AllocationRequest) error {
 		runtime.Gosched()
 	}
 	return err
+}
+
+// pacedTimer is the engine's next timed work while some RM is paced (a
+// pass the pacer held back comes back within a tick), else zero: without
+// pacers the tick is fine enough, and the loop does not walk every
+// partition's timers after each round.
+func (s *Service) pacedTimer() time.Time {
+	if len(s.paced) == 0 {
+		return time.Time{}
+	}
+	return s.eng.NextTimer()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,31 +32,52 @@ func init() {
 // haLease is the Lease the replicas run for (deploy/ha's default name).
 const haLease = "paddock-scheduler"
 
-// haSettings are the ConfigMap keys the replicas run with: Paddock's
-// lease defaults, the shim's scheduling loop at 100 ms so that the
-// applications the new leader's shim hears accepted go on at once, and
-// the shim's client at 200 requests/s: at the upstream default (1,000)
-// a new leader binds hundreds of pods at once, each with its events, and
-// its own Lease renewals wait seconds behind them at the API server.
-var haSettings = map[string]string{
-	"paddock.leaderElection.enabled":       "true",
-	"paddock.leaderElection.leaseDuration": haLeaseDuration.String(),
-	"paddock.leaderElection.renewDeadline": haRenewDeadline.String(),
-	"paddock.leaderElection.retryPeriod":   haRetryPeriod.String(),
-	"service.schedulingInterval":           "100ms",
-	"kubernetes.qps":                       "200",
-	"kubernetes.burst":                     "200",
+// haSettings are the ConfigMap keys the replicas run with: the lease of
+// -lease, the shim's scheduling loop at 100 ms so that the applications
+// the new leader's shim hears accepted go on at once, and the shim's
+// client at 200 requests/s: at the upstream default (1,000) a new leader
+// binds hundreds of pods at once, each with its events, and its own Lease
+// renewals wait seconds behind them at the API server.
+func haSettings(l leaseTimes) map[string]string {
+	return map[string]string{
+		"paddock.leaderElection.enabled":       "true",
+		"paddock.leaderElection.leaseDuration": l.duration.String(),
+		"paddock.leaderElection.renewDeadline": l.renew.String(),
+		"paddock.leaderElection.retryPeriod":   l.retry.String(),
+		"service.schedulingInterval":           "100ms",
+		"kubernetes.qps":                       "200",
+		"kubernetes.burst":                     "200",
+	}
 }
 
-// The lease the scenarios run with: longer than Paddock's defaults (3 s,
-// 2 s), which leaders of this harness lost every few seconds on a 2-core
-// machine while a 1,000-pod wave loads its API server (renewals taking
-// over 2 s); kube-scheduler-ha runs kube-scheduler with the same.
-const (
-	haLeaseDuration = 5 * time.Second
-	haRenewDeadline = 4 * time.Second
-	haRetryPeriod   = 500 * time.Millisecond
-)
+// leaseTimes are a Lease's duration, renew deadline and retry period.
+type leaseTimes struct{ duration, renew, retry time.Duration }
+
+func (l leaseTimes) String() string { return fmt.Sprintf("%s,%s,%s", l.duration, l.renew, l.retry) }
+
+// Set parses -lease: "duration,renewDeadline,retryPeriod".
+func (l *leaseTimes) Set(v string) error {
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return fmt.Errorf("want duration,renewDeadline,retryPeriod, got %q", v)
+	}
+	var d [3]time.Duration
+	for i, p := range parts {
+		x, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || x <= 0 {
+			return fmt.Errorf("%q is not a positive duration", p)
+		}
+		d[i] = x
+	}
+	if d[1] >= d[0] || d[2] >= d[1] {
+		return fmt.Errorf("want retryPeriod < renewDeadline < duration, got %q", v)
+	}
+	*l = leaseTimes{d[0], d[1], d[2]}
+	return nil
+}
+
+// paddockLease is deploy/ha's default lease (3 s, 2 s, 500 ms).
+var paddockLease = leaseTimes{3 * time.Second, 2 * time.Second, 500 * time.Millisecond}
 
 // haReplica is one replica: its process, API proxy and REST address.
 type haReplica struct {
@@ -97,7 +119,7 @@ func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return nil, err
 	}
-	if err := c.patchShimConfig(ctx, haSettings); err != nil {
+	if err := c.patchShimConfig(ctx, haSettings(c.o.lease)); err != nil {
 		return nil, err
 	}
 	err := c.kube.CoordinationV1().Leases(shimNamespace).Delete(ctx, haLease, metav1.DeleteOptions{})

@@ -293,8 +293,8 @@ func standbyQuietScenario(ctx context.Context, c *cluster) error {
 // kubeSchedulerHAScenario: kube-scheduler with two replicas and
 // --leader-elect, SIGKILL the leader when a third of a wave is bound, and
 // time the kill to the first bind by the new leader, once with its default
-// lease settings (15 s, 10 s, 2 s) and once with Paddock's (3 s, 2 s,
-// 500 ms).
+// lease settings (15 s, 10 s, 2 s) and once with the failover scenarios'
+// (-lease).
 func kubeSchedulerHAScenario(ctx context.Context, c *cluster) error {
 	c.stop("kube-scheduler")
 	for _, s := range []struct {
@@ -302,7 +302,7 @@ func kubeSchedulerHAScenario(ctx context.Context, c *cluster) error {
 		lease, renew, retry time.Duration
 	}{
 		{"default", 15 * time.Second, 10 * time.Second, 2 * time.Second},
-		{"the failover scenarios'", haLeaseDuration, haRenewDeadline, haRetryPeriod},
+		{"the failover scenarios'", c.o.lease.duration, c.o.lease.renew, c.o.lease.retry},
 	} {
 		if err := c.kubeSchedulerFailover(ctx, s.name, s.lease, s.renew, s.retry); err != nil {
 			return fmt.Errorf("kube-scheduler, %s lease: %w", s.name, err)

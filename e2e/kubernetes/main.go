@@ -52,6 +52,8 @@ type options struct {
 	waveWait   time.Duration
 	skipBuild  bool
 	deploy     string
+	// lease is the failover scenarios' Lease (deploy/ha's default unless -lease)
+	lease leaseTimes
 }
 
 func main() {
@@ -86,6 +88,8 @@ func main() {
 	flag.IntVar(&o.qps, "qps", 1000, "client QPS and burst of kube-controller-manager, kube-scheduler and the shim")
 	flag.IntVar(&o.streams, "http2-streams", 0, "kube-apiserver --http2-max-streams-per-connection (0: its default, 100 streams, past which a client dials a new TLS connection per waiting request)")
 	flag.DurationVar(&o.waveWait, "wave-timeout", 15*time.Minute, "longest a wave may take to be bound")
+	o.lease = paddockLease
+	flag.Var(&o.lease, "lease", "the failover scenarios' Lease: duration,renewDeadline,retryPeriod (kube-scheduler-ha runs its second pair on it too)")
 	flag.BoolVar(&o.skipBuild, "no-build", false, "use the programs in the cache as they are")
 	flag.StringVar(&o.deploy, "deploy", deployProcess, "how the shim and admission controller run: \"process\" (host processes, admin credentials) or \"chart\" (the upstream Helm chart's objects and RBAC, deploy/build-images' images run by podman with the chart's ServiceAccounts)")
 	flag.Parse()

@@ -24,9 +24,10 @@
 //     elector gives up, it fences explicitly and exits with status 1, to
 //     come back as a standby. A leader whose core diverged (a pause cut a
 //     delivery short) gives the Lease up and exits 1 as well;
-//   - SIGTERM (a rolling update) fences the core, releases the Lease so
-//     that a standby takes over within a retry period, stops the shim and
-//     exits 0.
+//   - SIGTERM (a rolling update) fences the core, releases the Lease,
+//     stops the shim and exits 0. A standby watches the Lease and runs
+//     for it again the moment it sees it released, without waiting out its
+//     retry period (candidate.go).
 //
 // The settings are keys of the shim's ConfigMaps (yunikorn-defaults,
 // yunikorn-configs), read once at start: paddock.leaderElection.enabled,
@@ -111,7 +112,6 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 		logger.Fatal("Unable to create the lease client", zap.Error(err))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	lost := make(chan struct{})
 	var leading atomic.Bool
 	lock := &renewals{
 		Interface: &resourcelock.LeaseLock{
@@ -135,58 +135,80 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 				zap.Duration("late", late))
 		},
 	}
-	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   set.LeaseDuration,
-		RenewDeadline:   set.RenewDeadline,
-		RetryPeriod:     set.RetryPeriod,
-		ReleaseOnCancel: true,
-		Name:            set.LeaseName,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(context.Context) {
-				if err := sc.Activate(); err != nil {
-					logger.Error("Leader cannot activate its scheduler core", zap.Error(err))
-					sc.Deactivate()
-					cancel()
-					return
-				}
-				leading.Store(true)
-				logger.Info("Leading: the scheduler core decides", zap.String("identity", set.Identity))
-			},
-			OnStoppedLeading: func() {
-				sc.Deactivate() // fence first: nothing more is decided or sent
-				if ctx.Err() == nil {
-					logger.Error("Leadership lost: the scheduler core is fenced; exiting to restart as a standby",
-						zap.String("identity", set.Identity))
-				}
-				close(lost)
-			},
-			OnNewLeader: func(id string) {
-				logger.Info("Leader", zap.String("identity", id), zap.Bool("self", id == set.Identity))
-			},
+	var cand *candidate
+	cand = &candidate{
+		kube: kube, name: set.LeaseName, namespace: set.LeaseNamespace,
+		config: leaderelection.LeaderElectionConfig{
+			Lock:            lock,
+			LeaseDuration:   set.LeaseDuration,
+			RenewDeadline:   set.RenewDeadline,
+			RetryPeriod:     set.RetryPeriod,
+			ReleaseOnCancel: true,
+			Name:            set.LeaseName,
 		},
-	})
-	if err != nil {
+		lead: func(lctx context.Context) {
+			// the watch barrier: see candidate.watched
+			if !cand.watched(lctx, set.Identity, set.LeaseDuration-set.RenewDeadline) {
+				logger.Warn("The Lease watch has not delivered this replica's acquisition yet; leading anyway",
+					zap.Duration("waited", set.LeaseDuration-set.RenewDeadline))
+			}
+			if lctx.Err() != nil {
+				return
+			}
+			if err := sc.Activate(); err != nil {
+				logger.Error("Leader cannot activate its scheduler core", zap.Error(err))
+				sc.Deactivate()
+				cancel()
+				return
+			}
+			leading.Store(true)
+			logger.Info("Leading: the scheduler core decides", zap.String("identity", set.Identity))
+		},
+		stopped: func() {
+			sc.Deactivate() // fence first: nothing more is decided or sent
+			if ctx.Err() == nil {
+				logger.Error("Leadership lost: the scheduler core is fenced; exiting to restart as a standby",
+					zap.String("identity", set.Identity))
+			}
+		},
+		newLeader: func(id string) {
+			logger.Info("Leader", zap.String("identity", id), zap.Bool("self", id == set.Identity))
+		},
+	}
+	if _, err := cand.elector(new(atomic.Bool)); err != nil {
 		logger.Fatal("Invalid leader election configuration", zap.Error(err))
 	}
 	logger.Info("Hot standby ready: running for the lease", zap.String("lease", set.LeaseNamespace+"/"+set.LeaseName),
 		zap.String("identity", set.Identity), zap.Duration("leaseDuration", set.LeaseDuration),
 		zap.Duration("renewDeadline", set.RenewDeadline), zap.Duration("retryPeriod", set.RetryPeriod))
-	go elector.Run(ctx)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		if _, err := cand.run(ctx); err != nil {
+			logger.Error("Invalid leader election configuration", zap.Error(err))
+		}
+	}()
 	select {
 	case <-signals:
-		logger.Info("Shutdown signal received: fencing, releasing the lease, exiting...")
+		logger.Info("Shutdown signal received: fencing, draining the binds in flight, releasing the lease, exiting...")
 		sc.Deactivate()
+		if leading.Load() {
+			if left := drain(inFlight(ss.GetContext()), set.LeaseDuration-set.RenewDeadline, 10*time.Millisecond); left > 0 {
+				logger.Warn("Binds still in flight at the release", zap.Int("binds", left))
+			}
+		}
 		cancel()
 		select {
-		case <-lost: // the elector released the lease (when it held it)
+		case <-ended: // the elector released the lease (when it held it)
 		case <-time.After(set.RenewDeadline):
 		}
 		ss.Stop()
 		return 0
-	case <-lost:
-		// fenced already: exit at once, as kube-scheduler does, without
-		// waiting for the shim's goroutines
+	case <-ended:
+		// the leadership ended (fenced already), or the core could not
+		// lead: exit at once, as kube-scheduler does, without waiting for
+		// the shim's goroutines
+		sc.Deactivate()
 		cancel()
 		return 1
 	}

@@ -413,7 +413,40 @@ leaderElection:
 	}
 	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
 		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if err := t.waitBound(ctx, w.pods, c.o.waveWait, nil); err != nil {
+	// from here on the pair is supervised as kubelet would: the killed
+	// leader comes back, and a replica that exits by itself (a leader that
+	// lost its lease exits) is restarted half a second later and counted
+	var unasked []string
+	supervise, stopSupervising := context.WithCancel(ctx)
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		killed := leader
+		for supervise.Err() == nil {
+			for _, n := range names {
+				if !procs[n].exited() {
+					continue
+				}
+				if n == killed {
+					killed = ""
+				} else {
+					unasked = append(unasked, n)
+				}
+				if p, err := startProc(c.work, n, filepath.Join(c.bin, "kube-scheduler"), nil, "--config="+conf, "--secure-port=0", "--v=1"); err == nil {
+					procs[n] = p
+				}
+			}
+			select {
+			case <-supervise.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}()
+	err = t.waitBound(ctx, w.pods, c.o.waveWait, nil)
+	stopSupervising()
+	<-supervised // procs and unasked are the scenario's again
+	logf("   kube-scheduler (%s lease): replicas that exited unasked after the takeover: %d %v", name, len(unasked), unasked)
+	if err != nil {
 		return err
 	}
 	if r := t.result(); len(r.rebound) > 0 {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,59 +40,6 @@ type candidate struct {
 	// attempts counts the elector runs begun (the first and every one a
 	// release started); read by the tests
 	attempts atomic.Int32
-
-	mu sync.Mutex
-	// holder is the holder of the Lease as the watch last delivered it;
-	// changed is closed (and replaced) whenever it changes
-	holder  string
-	changed chan struct{}
-}
-
-// watched waits until the replica's watch of the Lease has delivered a
-// record held by identity, or until max has passed or ctx ended; it tells
-// whether it saw it. A new leader waits for this before its core decides:
-// the watch that delivered its own acquiring write has delivered every
-// write before it, and the shim's pod watch, fed by the same API server,
-// lags about as much; so the binds that landed before the takeover (the
-// old leader's last ones) are in the shim's cache when the shim submits
-// its pods, instead of placed a second time. On a healthy API server this
-// takes milliseconds; on an overloaded one it waits as long as its watches
-// lag, up to max.
-func (c *candidate) watched(ctx context.Context, identity string, max time.Duration) bool {
-	timeout := time.NewTimer(max)
-	defer timeout.Stop()
-	for {
-		c.mu.Lock()
-		if c.changed == nil {
-			c.changed = make(chan struct{})
-		}
-		holder, changed := c.holder, c.changed
-		c.mu.Unlock()
-		if holder == identity {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-timeout.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
-
-// saw records the holder the watch delivered.
-func (c *candidate) saw(holder string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if holder == c.holder {
-		return
-	}
-	c.holder = holder
-	if c.changed != nil {
-		close(c.changed)
-	}
-	c.changed = make(chan struct{})
 }
 
 // elector is a new elector on c.config whose callbacks record in won
@@ -171,7 +116,6 @@ func (c *candidate) watchReleases(ctx context.Context, released chan<- struct{})
 		if l.Spec.HolderIdentity != nil {
 			holder = *l.Spec.HolderIdentity
 		}
-		c.saw(holder)
 		if holder == "" {
 			poke(released)
 		}
@@ -184,7 +128,6 @@ func (c *candidate) watchReleases(ctx context.Context, released chan<- struct{})
 				obj = t.Obj
 			}
 			if l, ok := obj.(*coordinationv1.Lease); ok && l.Name == name {
-				c.saw("")
 				poke(released)
 			}
 		},

@@ -77,13 +77,6 @@ func TestStandbyRunsAgainOnRelease(t *testing.T) {
 	if e := next(t, aEvents, "a"); e != "lead" {
 		t.Fatalf("a: %s, want lead", e)
 	}
-	// the barrier: a's watch delivers its own acquisition; nobody's else
-	if !a.watched(actx, "a", time.Minute) {
-		t.Fatal("a's watch never delivered a's own acquisition")
-	}
-	if a.watched(actx, "b", 20*time.Millisecond) {
-		t.Fatal("a's watch delivered b holding the Lease")
-	}
 	bctx, stopB := context.WithCancel(context.Background())
 	defer stopB()
 	bDone := start(bctx, b)
@@ -111,9 +104,6 @@ func TestStandbyRunsAgainOnRelease(t *testing.T) {
 	}
 	if h := holder(t, kube); h != "b" {
 		t.Fatalf("the Lease's holder is %q, want b", h)
-	}
-	if !b.watched(bctx, "b", time.Minute) {
-		t.Fatal("b's watch never delivered b's acquisition")
 	}
 	select {
 	case r := <-bDone:

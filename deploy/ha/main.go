@@ -159,6 +159,9 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 			// before the takeover: see settle
 			start := time.Now()
 			behind, err := settle(lctx, pendingInAPI(meta, constants.SchedulerName), pendingInShim(ss.GetContext()), settleMax, 20*time.Millisecond)
+			if lctx.Err() != nil {
+				return // the leadership ended meanwhile
+			}
 			switch {
 			case err != nil:
 				logger.Warn("Cannot check the shim's cache against the API server; leading anyway", zap.Error(err))
@@ -167,9 +170,6 @@ func lead(sc *entrypoint.ServiceContext, ss *shim.KubernetesShim, set settings, 
 					zap.Int("pods", behind), zap.Duration("waited", time.Since(start)))
 			default:
 				logger.Info("The shim's cache has caught up with the API server", zap.Duration("took", time.Since(start)))
-			}
-			if lctx.Err() != nil {
-				return
 			}
 			if err := sc.Activate(); err != nil {
 				logger.Error("Leader cannot activate its scheduler core", zap.Error(err))

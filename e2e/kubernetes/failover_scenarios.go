@@ -82,6 +82,12 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err != nil {
 		return err
 	}
+	// the act measures a failover to a hot standby: a standby that the
+	// pair restarted during the wave (a leader that lost its lease exits)
+	// may still be listing the cluster
+	if err := h.waitHot(ctx, h.other(old)); err != nil {
+		return err
+	}
 	h.setSupervised(old, false) // the scenario acts on it: no restart behind its back
 	bound := t.boundCount()
 	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { act(old) })

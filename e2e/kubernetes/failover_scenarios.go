@@ -152,8 +152,22 @@ func (c *cluster) checkFailover(ctx context.Context, t *tracker, h *haPair, pods
 	if err := c.checkRoom(ctx); err != nil {
 		return err
 	}
-	if err := c.checkPaddockUsage(ctx, time.Minute); err != nil {
-		return err
+	// the leader's usage: a standby holds only what its shim submitted
+	// before it last led, so the check follows the Lease when the pair
+	// changed leaders after the measured takeover
+	for try := 0; ; try++ {
+		l, err := h.liveLeader(ctx)
+		if err != nil {
+			return err
+		}
+		h.fwd.set(l.rest)
+		err = c.checkPaddockUsage(ctx, time.Minute)
+		if now, _ := h.liveLeader(ctx); err == nil || now == l || try == 2 {
+			if err != nil {
+				return err
+			}
+			break
+		}
 	}
 	// a bind refused because the pod is bound already is a second
 	// leader's bind; a cut-off leader's binds fail without reaching the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -413,36 +414,18 @@ leaderElection:
 	if leader == "" {
 		return fmt.Errorf("no kube-scheduler logged acquiring the lease")
 	}
-	w := wave{id: "ks" + strings.ToLower(name[:1]), scheduler: kubeScheduler, pods: c.o.pods, namespaces: min(c.o.namespaces, 10)}
-	t, err := c.track(ctx, "wave="+w.id)
-	if err != nil {
-		return err
-	}
-	defer t.close()
-	defer c.dropWave(ctx, w)
-	if err := c.createWave(ctx, w); err != nil {
-		return err
-	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
-		return err
-	}
-	bound := t.boundCount()
-	to, err := measureTakeover(ctx, t, old, holder, procs[leader].kill)
-	if err != nil {
-		return err
-	}
-	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
-		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	// from here on the pair is supervised as kubelet would: the killed
-	// leader comes back, and a replica that exits by itself (a leader that
-	// lost its lease exits) is restarted half a second later and counted
+	// the pair is supervised as kubelet would: the killed leader comes
+	// back, and a replica that exits by itself (a leader that lost its
+	// lease exits) is restarted half a second later and counted
+	var mu sync.Mutex
 	var unasked []string
+	killed := ""
 	supervise, stopSupervising := context.WithCancel(ctx)
 	supervised := make(chan struct{})
 	go func() {
 		defer close(supervised)
-		killed := leader
 		for supervise.Err() == nil {
+			mu.Lock()
 			for _, n := range names {
 				if !procs[n].exited() {
 					continue
@@ -456,16 +439,48 @@ leaderElection:
 					procs[n] = p
 				}
 			}
+			mu.Unlock()
 			select {
 			case <-supervise.Done():
 			case <-time.After(500 * time.Millisecond):
 			}
 		}
 	}()
+	defer func() { stopSupervising(); <-supervised }()
+	w := wave{id: "ks" + strings.ToLower(name[:1]), scheduler: kubeScheduler, pods: c.o.pods, namespaces: min(c.o.namespaces, 10)}
+	t, err := c.track(ctx, "wave="+w.id)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	defer c.dropWave(ctx, w)
+	if err := c.createWave(ctx, w); err != nil {
+		return err
+	}
+	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
+		return err
+	}
+	mu.Lock()
+	if len(unasked) > 0 {
+		logf("   kube-scheduler (%s lease): replicas that exited unasked before the kill: %v; the measurement below is of whichever leads now", name, unasked)
+	}
+	mu.Unlock()
+	bound := t.boundCount()
+	to, err := measureTakeover(ctx, t, old, holder, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		killed = leader
+		procs[leader].kill()
+	})
+	if err != nil {
+		return err
+	}
+	logf("   kube-scheduler (%s lease %s/%s/%s): SIGKILL with %d of %d bound: lease changed after %s, first bind by the new leader after %s",
+		name, lease, renew, retry, bound, w.pods, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
 	err = t.waitBound(ctx, w.pods, c.o.waveWait, nil)
 	stopSupervising()
 	<-supervised // procs and unasked are the scenario's again
-	logf("   kube-scheduler (%s lease): replicas that exited unasked after the takeover: %d %v", name, len(unasked), unasked)
+	logf("   kube-scheduler (%s lease): replicas that exited unasked: %d %v", name, len(unasked), unasked)
 	if err != nil {
 		return err
 	}

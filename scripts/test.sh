@@ -53,6 +53,12 @@ else
   echo "== browser tests: skipped (PADDOCK_SKIP_WEBUI set)"
 fi
 
+# The Kubernetes harness's own unit tests (e2e/kubernetes, its own module:
+# flags, the stall guard, the chart's objects); the harness itself needs a
+# control plane build and runs by hand (docs/kubernetes.md).
+echo "== e2e/kubernetes unit tests"
+(cd e2e/kubernetes && go vet ./... && go test -count=1 ./...)
+
 # The YuniKorn Kubernetes shim's own test suite on Paddock, when its source
 # is next to the checkout (K8SHIM_DIR overrides; PADDOCK_SKIP_K8SHIM=1 skips).
 shim=${K8SHIM_DIR:-../shared/peers/yunikorn-k8shim}

@@ -17,15 +17,18 @@
 //     nothing to the API server (docs/high-availability.md);
 //   - the replica then runs for the Lease. Once it holds it, every
 //     renewal moves the core's lease deadline to the renewal's start plus
-//     the renew deadline (LeadUntil), and the core is activated;
+//     the renew deadline (LeadUntil), and the core is activated once the
+//     shim's cache has caught up with the pods the API server has bound
+//     (settle.go);
 //   - a leader that cannot renew is paused by that deadline before any
 //     other replica can acquire the Lease (renew deadline < lease
 //     duration); a renewal that comes late resumes it, and when the
 //     elector gives up, it fences explicitly and exits with status 1, to
 //     come back as a standby. A leader whose core diverged (a pause cut a
 //     delivery short) gives the Lease up and exits 1 as well;
-//   - SIGTERM (a rolling update) fences the core, releases the Lease,
-//     stops the shim and exits 0. A standby watches the Lease and runs
+//   - SIGTERM (a rolling update) fences the core, waits for the shim's
+//     binds in flight (drain.go), releases the Lease, stops the shim and
+//     exits 0. A standby watches the Lease and runs
 //     for it again the moment it sees it released, without waiting out its
 //     retry period (candidate.go).
 //

@@ -63,20 +63,28 @@ func start(ctx context.Context, c *candidate) chan runResult {
 	return out
 }
 
+// aLeads starts candidate a on kube and waits until it leads.
+func aLeads(t *testing.T, kube *fake.Clientset) (chan string, chan runResult, context.CancelFunc) {
+	t.Helper()
+	a, aEvents, _ := testCandidate(kube, "a")
+	actx, stopA := context.WithCancel(context.Background())
+	aDone := start(actx, a)
+	if e := next(t, aEvents, "a"); e != "lead" {
+		stopA()
+		t.Fatalf("a: %s, want lead", e)
+	}
+	return aEvents, aDone, stopA
+}
+
 // A standby whose elector waits out an hour-long retry period takes the
 // Lease as soon as the leader releases it, in a second attempt; the old
 // leader's run ends as a leadership (stopped called once), the standby's
 // does not while it leads.
 func TestStandbyRunsAgainOnRelease(t *testing.T) {
 	kube := fake.NewClientset()
-	a, aEvents, _ := testCandidate(kube, "a")
-	b, bEvents, bLeaders := testCandidate(kube, "b")
-	actx, stopA := context.WithCancel(context.Background())
+	aEvents, aDone, stopA := aLeads(t, kube)
 	defer stopA()
-	aDone := start(actx, a)
-	if e := next(t, aEvents, "a"); e != "lead" {
-		t.Fatalf("a: %s, want lead", e)
-	}
+	b, bEvents, bLeaders := testCandidate(kube, "b")
 	bctx, stopB := context.WithCancel(context.Background())
 	defer stopB()
 	bDone := start(bctx, b)
@@ -120,14 +128,9 @@ func TestStandbyRunsAgainOnRelease(t *testing.T) {
 // and without calling stopped.
 func TestStandbyStopsWithoutLeading(t *testing.T) {
 	kube := fake.NewClientset()
-	a, aEvents, _ := testCandidate(kube, "a")
-	b, bEvents, bLeaders := testCandidate(kube, "b")
-	actx, stopA := context.WithCancel(context.Background())
+	_, _, stopA := aLeads(t, kube)
 	defer stopA()
-	start(actx, a)
-	if e := next(t, aEvents, "a"); e != "lead" {
-		t.Fatalf("a: %s, want lead", e)
-	}
+	b, bEvents, bLeaders := testCandidate(kube, "b")
 	bctx, stopB := context.WithCancel(context.Background())
 	bDone := start(bctx, b)
 	if id := next(t, bLeaders, "b"); id != "a" {

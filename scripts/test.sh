@@ -21,8 +21,8 @@ go vet ./...
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...
 
-echo "== a 60 s soak: goroutines, heap and RSS must not grow after warm-up (paddock soak; docs/reliability.md)"
-go run ./cmd/paddock soak -duration 60s -warm-up 25s -event-ring 5000 -q
+echo "== a 60 s soak: goroutines, heap and RSS must not grow after warm-up (paddock-harness soak; docs/reliability.md)"
+go run ./test/paddock-harness soak -duration 60s -warm-up 25s -event-ring 5000 -q
 
 echo "== compat/yunikorn-core (its own module)"
 (cd compat/yunikorn-core && go vet ./... && go test -race -count=1 ./...)

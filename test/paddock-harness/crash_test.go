@@ -52,6 +52,9 @@ func smallCrash(t *testing.T) crash.Options {
 // every allocation once, on its node, with node sums and pending asks as
 // the RM holds them, and new asks are allocated.
 func TestSIGKILLRestartResync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds paddock and kills and restarts it at 500 nodes: the full tier (scripts/test.sh) runs it")
+	}
 	res, err := crash.Run(context.Background(), smallCrash(t))
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +74,9 @@ func TestSIGKILLRestartResync(t *testing.T) {
 // TestSIGKILLRestartFindsLoss shows the checks find what a resync loses:
 // the RM holds 3 allocations it does not resync.
 func TestSIGKILLRestartFindsLoss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds paddock and kills and restarts it: the full tier (scripts/test.sh) runs it")
+	}
 	o := smallCrash(t)
 	o.Nodes, o.Allocations, o.Pending, o.NewAsks = 50, 500, 10, 5
 	o.Forget = 3

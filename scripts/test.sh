@@ -1,28 +1,19 @@
 #!/usr/bin/env bash
-# The project's test command (README.md): formatting, vet and the
-# race-enabled test suite. Needs only Go.
+# The project's test command (README.md) and CI's (.ci/run): formatting,
+# vet, the race-enabled test suite in full, a 60 s soak, the compat
+# module, the browser tests and the shim's suite. Needs only Go (the
+# browser tests and the shim's suite run when their inputs are there).
+# scripts/quick.sh is the contributor's quick loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go') || true)
-if [ -n "$unformatted" ]; then
-  echo "gofmt wants to rewrite:"; echo "$unformatted"; exit 1
-fi
-
-echo "== merge conflict markers"
-if git rev-parse --git-dir >/dev/null 2>&1 && git grep -nE '^(<<<<<<<|>>>>>>>)( |$)' -- .; then
-  echo "conflict markers left in the files above"; exit 1
-fi
-
-echo "== go vet"
-go vet ./...
+bash scripts/lint.sh   # gofmt, merge conflict markers, go vet
 
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...
 
-echo "== a 60 s soak: goroutines, heap and RSS must not grow after warm-up (paddock soak; docs/reliability.md)"
-go run ./cmd/paddock soak -duration 60s -warm-up 25s -event-ring 5000 -q
+echo "== a 60 s soak: goroutines, heap and RSS must not grow after warm-up (paddock-harness soak; docs/reliability.md)"
+go run ./test/paddock-harness soak -duration 60s -warm-up 25s -event-ring 5000 -q
 
 echo "== compat/yunikorn-core (its own module)"
 (cd compat/yunikorn-core && go vet ./... && go test -race -count=1 ./...)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/paddock-sched/paddock/internal/bench"
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/core/event"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
@@ -21,16 +21,15 @@ import (
 )
 
 func init() {
-	register(command{
-		name:    "bench",
-		summary: "measure allocation throughput through the in-process SI (nodes x asks x splits)",
-		run:     runBench,
+	paddock.Register(cli.Command{
+		Name:    "bench",
+		Summary: "measure this machine's allocation throughput at a cluster size (nodes x asks x applications)",
+		Run:     runBench,
 	})
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock bench", stderr)
 	nodes := fs.Int("nodes", 0, "only scenarios with this many nodes (0: all of 1000, 5000, 10000)")
 	asks := fs.Int("asks", 0, "only scenarios with this many asks (0: all of 10000, 100000)")
 	quick := fs.Bool("quick", false, "a small smoke run (100 nodes, 2000 asks)")
@@ -45,12 +44,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	observed := fs.Bool("observed", false, "run paddock serve beside the scheduler, without listeners: its metrics hooks, its event history (filled to its capacity first, as in a server that has run a while), the engine's loggers (discarded), its health checker and history sampler: what operating it costs the hot path")
 	see := fs.Bool("see-allocations", false, "register the RM as one whose Predicates answers depend on the allocations it heard of, as the Kubernetes shim's do (the default for a real RM): every allocation is delivered before the RM is asked about the next, one callback per allocation; without it the benchmark's RM, which refuses no node, keeps batched deliveries")
 	nTags := fs.Int("tags", 0, "give every ask this many allocation tags (at most 8), as the Kubernetes shim tags pods: namespace, pod name, creation time, labels")
-	describe(fs, "paddock bench [options]",
+	cli.Describe(fs, "paddock bench [options]",
 		"Measures allocation throughput end to end through the in-process Scheduler Interface: scenarios of\n"+
 			"nodes and pending asks, each scheduled to completion, printing allocations per second, the latency\n"+
 			"of the first allocation (from the first ask submitted to the RM callback), CPU time and heap\n"+
 			"objects per allocation.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	var scs []bench.Scenario

@@ -2,11 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/config"
 )
 
@@ -15,26 +15,19 @@ import (
 const exitInvalidConfig = 3
 
 func init() {
-	register(command{name: "check-config", summary: "validate a queues.yaml file", run: runCheckConfig})
+	paddock.Register(cli.Command{Name: "check-config", Summary: "validate a queues.yaml file", Run: runCheckConfig})
 }
 
 // runCheckConfig validates a queues.yaml file: it prints OK with a summary
 // (exit 0) or every problem on its own line (exit 3). A usage error exits 1
 // and an unreadable file 2.
 func runCheckConfig(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check-config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock check-config", stderr)
 	printYAML := fs.Bool("print", false, "on success, also print the normalised configuration as YAML")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: paddock check-config [-print] FILE")
-		fmt.Fprintln(stderr, "Validates a YuniKorn-compatible queues.yaml. Exit codes: 0 valid, 1 usage, 2 unreadable file, 3 invalid config.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	cli.Describe(fs, "paddock check-config [-print] FILE",
+		"Validates a YuniKorn-compatible queues.yaml. Exit codes: 0 valid, 1 usage, 2 unreadable file, 3 invalid config.")
+	if code, stop := cli.Parse(fs, args); stop {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()

@@ -2,27 +2,26 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/sim/borg/gen"
 )
 
 func init() {
-	register(command{
-		name:    "generate",
-		summary: "write a synthetic Borg trace in the 2019 format, calibrated to published figures",
-		run:     runGenerate,
+	paddock.Register(cli.Command{
+		Name:    "generate",
+		Summary: "write a synthetic Borg trace in the 2019 format, calibrated to published figures",
+		Run:     runGenerate,
 	})
 }
 
 func runGenerate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock generate", stderr)
 	out := fs.String("out", "", "output directory (required)")
 	seed := fs.Uint64("seed", 1, "random seed: the same options give byte-identical files")
 	hours := fs.Float64("hours", 1, "length of the trace window in hours (at most 744)")
@@ -31,11 +30,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Float64("jobs-per-hour", 0, "job arrivals per hour per cell (default 3300 per 12,000 machines)")
 	fill := fs.Float64("initial-fill", gen.DefaultInitialFill, "share of the CPU requested by tasks running at trace start (0 for none)")
 	shard := fs.Int64("shard-rows", gen.DefaultShardRows, "rows per shard file")
-	describe(fs, "paddock generate -out DIR [options]",
+	cli.Describe(fs, "paddock generate -out DIR [options]",
 		"Writes a synthetic Google Borg trace in the exact shape of the 2019 trace's BigQuery JSON export\n"+
 			"(machine_events, collection_events, instance_events shards), calibrated to published figures of the\n"+
 			"2019 cells. The same options give byte-identical files. Replay it with paddock replay -trace DIR -end 0.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	if *out == "" {

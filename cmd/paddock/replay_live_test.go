@@ -70,6 +70,9 @@ func metricValue(t *testing.T, page []byte, series string) float64 {
 // while it runs, Prometheus counts the scheduling, and after the end it
 // keeps serving until SIGINT, then exits 0.
 func TestReplayServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a replay paced in real time (8 s of it watched over REST): the full tier (scripts/test.sh) runs it")
+	}
 	dir := t.TempDir()
 	if _, err := gen.Generate(dir, gen.Options{Seed: 9, Machines: 80, Duration: 20 * time.Minute, JobsPerHour: 600}); err != nil {
 		t.Fatal(err)

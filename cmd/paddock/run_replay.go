@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,14 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/replay"
 )
 
 func init() {
-	register(command{
-		name:    "replay",
-		summary: "replay a Google Borg trace through the scheduler (default: the bundled 2011 excerpt)",
-		run:     runReplay,
+	paddock.Register(cli.Command{
+		Name:    "replay",
+		Summary: "replay a Google Borg trace through the scheduler (default: the bundled 2011 excerpt)",
+		Run:     runReplay,
 	})
 }
 
@@ -40,21 +40,20 @@ func traceTime(s string) (time.Duration, error) {
 }
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock replay", stderr)
 	rf := addReplayFlags(fs)
 	cfgFile := fs.String("config", "", "queues.yaml to schedule with (default: one queue per priority tier)")
 	html := fs.String("html", "out/replay.html", "write the HTML report here (\"\" for none)")
 	logFile := fs.String("log", "", "write the decision log here")
 	live := addLiveFlags(fs)
-	describe(fs, "paddock replay [options]",
+	cli.Describe(fs, "paddock replay [options]",
 		"Replays a Google Borg cluster trace (2011 CSV or 2019 JSON export; default: the bundled 2011 excerpt)\n"+
 			"through the scheduler on virtual time and prints what it did: tasks scheduled, the scheduling delay per\n"+
 			"priority tier beside the trace's own, the fidelity to the trace, the cluster allocation over time and\n"+
 			"a hash of the decisions. Writes an HTML report (-html).\n"+
 			"With -serve ADDR it serves the cell's state while it runs (REST /ws/v1, Prometheus /ws/v1/metrics, a web\n"+
 			"UI build with -ui), paced at -speed times real time, and keeps serving after the end until Ctrl-C.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	if code := live.check(stderr); code != exitOK {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/logging"
 	"github.com/paddock-sched/paddock/internal/resource"
 	"github.com/paddock-sched/paddock/internal/rmproxy"
@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", summary: "run the scheduler: gRPC SI for remote RMs, the REST API, metrics and events", run: runServe})
+	paddock.Register(cli.Command{Name: "serve", Summary: "run the scheduler: gRPC SI for remote RMs, the REST API, metrics and events", Run: runServe})
 }
 
 // exitServeFailed is serve's exit code when a listener or the shutdown
@@ -35,8 +35,7 @@ var serveStarted func(*serve.Server)
 
 // runServe runs the scheduler until SIGINT or SIGTERM.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock serve", stderr)
 	restAddr := fs.String("rest-addr", serve.DefaultRESTAddr, "REST listen address (/ws/v1 API, metrics, events, /debug)")
 	grpcAddr := fs.String("grpc-addr", serve.DefaultGRPCAddr, "gRPC listen address (SI Scheduler and Admin services)")
 	cert := fs.String("tls-cert", "", "TLS certificate file (PEM); with -tls-key, REST and gRPC use TLS")
@@ -58,21 +57,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&limits.WriteTimeout, "rest-write-timeout", serve.DefaultRESTWriteTimeout, "longest time from a REST request's headers to the end of its response; the event stream is exempt (negative: none)")
 	fs.DurationVar(&limits.IdleTimeout, "rest-idle-timeout", serve.DefaultRESTIdleTimeout, "close REST keep-alive connections idle this long (negative: never)")
 	fs.IntVar(&limits.MaxConns, "rest-max-conns", serve.DefaultRESTMaxConns, "REST connections open at once; more wait to be accepted (negative: no limit)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: paddock serve [options]")
-		fmt.Fprintln(stderr, "Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;")
-		fmt.Fprintln(stderr, "REST serves the YuniKorn /ws/v1 API (docs/rest.md), /ws/v1/metrics and the event APIs.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "paddock serve: unexpected argument %q: serve takes options only; see 'paddock serve -h'\n", fs.Arg(0))
-		return exitUsage
+	cli.Describe(fs, "paddock serve [options]",
+		"Runs the scheduler until SIGINT or SIGTERM. Remote resource managers connect over gRPC;\n"+
+			"REST serves the YuniKorn /ws/v1 API (docs/rest.md), /ws/v1/metrics and the event APIs.")
+	if code, stop := cli.ParseFlags(fs, args); stop {
+		return code
 	}
 	if *types < 2 || *types > resource.MaxTypes {
 		fmt.Fprintf(stderr, "serve: -resource-types %d: must be 2 to %d\n", *types, resource.MaxTypes)

@@ -1,21 +1,21 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/whatif"
 )
 
 func init() {
-	register(command{
-		name:    "whatif",
-		summary: "replay one trace under two queue configurations and compare them",
-		run:     runWhatif,
+	paddock.Register(cli.Command{
+		Name:    "whatif",
+		Summary: "replay one trace under two queue configurations and compare them",
+		Run:     runWhatif,
 	})
 }
 
@@ -24,21 +24,20 @@ func init() {
 const builtinConfig = "default"
 
 func runWhatif(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("whatif", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock whatif", stderr)
 	a := fs.String("a", "", "queues.yaml of configuration A (\"default\": the replay's one queue per tier)")
 	b := fs.String("b", "", "queues.yaml of configuration B (\"default\" as for -a)")
 	html := fs.String("html", "", "write an HTML report with both replays side by side here")
 	seeds := fs.Int("seeds", whatif.DefaultSeeds, "when the model draws random latencies (the reclaim model's tail): replay both sides under this many seeds and give each delay difference with a 95% interval (1: one replay per side)")
 	rf := addReplayFlags(fs)
-	describe(fs, "paddock whatif -a A.yaml -b B.yaml [options]",
+	cli.Describe(fs, "paddock whatif -a A.yaml -b B.yaml [options]",
 		"Replays one trace under two queue configurations side by side and prints both with their differences:\n"+
 			"tasks scheduled and pending, preemptions, CPU and memory allocation, the scheduler's own wait, the\n"+
 			"modelled latency before it and their sum per tier (the sum per queue too), and both decision-log\n"+
 			"hashes. Where the model draws random latencies, both sides are replayed under -seeds seeds and each\n"+
 			"delay difference comes with a 95% interval. \"default\" names the replay's own configuration. Takes\n"+
 			"the replay's trace, window and model options.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	if *a == "" || *b == "" {

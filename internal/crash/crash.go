@@ -8,7 +8,7 @@
 // to the first new scheduling decision, and checks through REST that
 // nothing was lost or doubled: every allocation once, on the node the RM
 // has it on, node sums equal to what the RM holds, the pending asks
-// pending. `paddock crash` is the command.
+// pending. `paddock-harness crash` is the command.
 package crash
 
 import (

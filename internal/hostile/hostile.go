@@ -12,7 +12,7 @@
 // batch (a marker on each stream, answered in order) and checks the
 // accounting (rmproxy.Service.Audit: no total negative or above the
 // maximum, node sums exact, Verify; and the consistency health check) and
-// that the REST health check answers. `paddock hostile` is the command.
+// that the REST health check answers. `paddock-harness hostile` is the command.
 package hostile
 
 import (

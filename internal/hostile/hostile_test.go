@@ -7,7 +7,7 @@ import (
 
 // TestShortRun is the normal suite's hostile-RM run over gRPC: a few
 // thousand random and hostile SI messages, every batch checked. The long
-// run (1,000,000 messages) is `paddock hostile -messages 1000000`, with
+// run (1,000,000 messages) is `paddock-harness hostile -messages 1000000`, with
 // the figures in docs/reliability.md.
 func TestShortRun(t *testing.T) {
 	res, err := Run(context.Background(), Options{Messages: 3000, Batch: 100, Seed: 7})

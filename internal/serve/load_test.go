@@ -23,7 +23,7 @@ func TestLoadShort(t *testing.T) {
 }
 
 // BenchmarkLoad compares scheduling throughput with and without 1,000
-// REST readers (one request a second each); use `paddock loadtest` for
+// REST readers (one request a second each); use `paddock-harness loadtest` for
 // the full 30 s run.
 func BenchmarkLoad(b *testing.B) {
 	for _, readers := range []int{0, 1000} {

@@ -4,7 +4,7 @@
 // negative, huge and unknown resources, gangs, foreign and recovered
 // allocations, valid and invalid configurations. The SI fuzz targets of
 // package rmproxy draw from it with the fuzzer's bytes, the hostile-RM
-// driver (package hostile, `paddock hostile`) with a seeded random source.
+// driver (package hostile, `paddock-harness hostile`) with a seeded random source.
 //
 // Names come from small pools (rm1, rm2; n0..n3; app0..app3; k0..k4, f0,
 // f1) so that messages hit what earlier ones created.

@@ -8,7 +8,7 @@
 // process (server and load together) are sampled; after a warm-up the
 // median of the last quarter of the samples is compared with the median
 // of the first quarter against a tolerance, and the least-squares slope
-// is reported. `paddock soak` is the command; docs/reliability.md has the
+// is reported. `paddock-harness soak` is the command; docs/reliability.md has the
 // figures.
 //
 // The load reuses a bounded pool of node, application and RM IDs: the

@@ -4,33 +4,58 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paddock-sched/paddock/internal/crash"
 )
 
-// childEnv makes the test binary run as paddock (TestMain): the crash
-// tests start it as `paddock serve`.
-const childEnv = "PADDOCK_TEST_AS_PADDOCK=1"
-
-func TestMain(m *testing.M) {
-	if os.Getenv("PADDOCK_TEST_AS_PADDOCK") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
+// built is the paddock binary the crash tests kill and restart: built
+// once from this checkout by paddockBinary, with the race detector when
+// the tests have it, in a directory TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	exe  string
+	err  error
 }
 
-func smallCrash() crash.Options {
-	return crash.Options{Command: []string{os.Args[0]}, Env: []string{childEnv}, Nodes: 500, Allocations: 5000, Apps: 20, Pending: 100, NewAsks: 20}
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// paddockBinary builds the paddock binary on first use.
+func paddockBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "paddock-harness-test-"); built.err == nil {
+			built.exe, built.err = buildPaddock(context.Background(), built.dir, raceEnabled)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.exe
+}
+
+func smallCrash(t *testing.T) crash.Options {
+	return crash.Options{Command: []string{paddockBinary(t)}, Nodes: 500, Allocations: 5000, Apps: 20, Pending: 100, NewAsks: 20}
 }
 
 // TestSIGKILLRestartResync is the scaled-down kill-and-restart run
-// (issue #18; `paddock crash` runs it at 10,000 nodes and 200,000
+// (issue #18; `paddock-harness crash` runs it at 10,000 nodes and 200,000
 // allocations): after SIGKILL and a restart the RM's resync brings back
 // every allocation once, on its node, with node sums and pending asks as
 // the RM holds them, and new asks are allocated.
 func TestSIGKILLRestartResync(t *testing.T) {
-	res, err := crash.Run(context.Background(), smallCrash())
+	if testing.Short() {
+		t.Skip("builds paddock and kills and restarts it at 500 nodes: the full tier (scripts/test.sh) runs it")
+	}
+	res, err := crash.Run(context.Background(), smallCrash(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +74,10 @@ func TestSIGKILLRestartResync(t *testing.T) {
 // TestSIGKILLRestartFindsLoss shows the checks find what a resync loses:
 // the RM holds 3 allocations it does not resync.
 func TestSIGKILLRestartFindsLoss(t *testing.T) {
-	o := smallCrash()
+	if testing.Short() {
+		t.Skip("builds paddock and kills and restarts it: the full tier (scripts/test.sh) runs it")
+	}
+	o := smallCrash(t)
 	o.Nodes, o.Allocations, o.Pending, o.NewAsks = 50, 500, 10, 5
 	o.Forget = 3
 	res, err := crash.Run(context.Background(), o)

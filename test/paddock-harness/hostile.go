@@ -2,18 +2,18 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/hostile"
 )
 
 func init() {
-	register(command{name: "hostile", summary: "send random and hostile SI traffic over gRPC and check the accounting after every batch", run: runHostile})
+	harness.Register(cli.Command{Name: "hostile", Summary: "send random and hostile SI traffic over gRPC and check the accounting after every batch", Run: runHostile})
 }
 
 // exitHostileProblems is hostile's exit code when a check failed.
@@ -21,14 +21,13 @@ const exitHostileProblems = 3
 
 // runHostile runs the hostile-RM driver (package hostile).
 func runHostile(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hostile", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock-harness hostile", stderr)
 	var o hostile.Options
 	fs.IntVar(&o.Messages, "messages", 10_000, "SI messages to send")
 	fs.IntVar(&o.Batch, "batch", 100, "messages between two checks")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the random choices")
 	quiet := fs.Bool("q", false, "print only the result, no progress every 10 s")
-	describe(fs, "paddock hostile [options]",
+	cli.Describe(fs, "paddock-harness hostile [options]",
 		"Runs paddock serve in this process on loopback ports; two RMs send it random and hostile SI\n"+
 			"traffic over gRPC (nil entries, unknown nodes, applications and keys, every node action and\n"+
 			"termination type, negative, huge and unknown resources, gangs, foreign and recovered\n"+
@@ -36,7 +35,7 @@ func runHostile(args []string, stdout, stderr io.Writer) int {
 			"and of bytes that are no SI message). After every batch it checks that no total is negative\n"+
 			"or above the maximum, node sums match, Verify holds and the REST health check answers.\n"+
 			"Exits 3 when a check failed.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	if !*quiet {
@@ -51,7 +50,7 @@ func runHostile(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "hostile: %v\n", err)
-		return exitServeFailed
+		return exitFailed
 	}
 	if res.ProblemCount > 0 {
 		fmt.Fprintf(stderr, "hostile: FAILED: %d problems\n", res.ProblemCount)

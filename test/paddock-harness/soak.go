@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,11 +9,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paddock-sched/paddock/internal/cli"
 	"github.com/paddock-sched/paddock/internal/soak"
 )
 
 func init() {
-	register(command{name: "soak", summary: "run serve for a long time under churn and REST readers; fail if memory or goroutines grow", run: runSoak})
+	harness.Register(cli.Command{Name: "soak", Summary: "run serve for a long time under churn and REST readers; fail if memory or goroutines grow", Run: runSoak})
 }
 
 // exitSoakGrew is soak's exit code when a metric grew beyond its
@@ -23,8 +23,7 @@ const exitSoakGrew = 3
 
 // runSoak runs a soak (package soak) and prints its samples and trends.
 func runSoak(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.FlagSet("paddock-harness soak", stderr)
 	var o soak.Options
 	fs.DurationVar(&o.Duration, "duration", time.Minute, "length of the soak")
 	fs.DurationVar(&o.WarmUp, "warm-up", 0, "time excluded from the trend (default a quarter of -duration)")
@@ -35,7 +34,7 @@ func runSoak(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Readers, "readers", 4, "REST readers (one more reads the event stream)")
 	fs.IntVar(&o.EventRing, "event-ring", 0, "event history capacity (default the server's)")
 	quiet := fs.Bool("q", false, "print only the report, not each sample")
-	describe(fs, "paddock soak [options]",
+	cli.Describe(fs, "paddock-harness soak [options]",
 		"Runs paddock serve in this process on loopback ports with steady churn over gRPC (asks allocated\n"+
 			"and released every 100 ms, an application removed and added and a node decommissioned and\n"+
 			"created every second, a second RM registering and closing every 5 s, a configuration reload\n"+
@@ -43,7 +42,7 @@ func runSoak(args []string, stdout, stderr io.Writer) int {
 			"goroutines, the live heap and RSS; after the warm-up compares the median of the last quarter\n"+
 			"of the samples with the first quarter's. Exits 3 when one grew beyond its tolerance\n"+
 			"(goroutines 50 + 10%, heap 16 MiB + 25%, RSS 64 MiB + 25%) or a request failed.")
-	if code, stop := parseFlags(fs, args); stop {
+	if code, stop := cli.ParseFlags(fs, args); stop {
 		return code
 	}
 	if !*quiet {
@@ -57,7 +56,7 @@ func runSoak(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "soak: %v\n", err)
-		return exitServeFailed
+		return exitFailed
 	}
 	if rep.Failed() {
 		fmt.Fprintln(stderr, "soak: FAILED: growth beyond tolerance or failed requests (see above)")

@@ -23,7 +23,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 			continue // confirmation of a recovered allocation
 		}
 		t.allocAt = s.now
-		t.node = a.NodeID
+		s.placeOn(t, a.NodeID)
 		s.stats.pendingNow--
 		s.stats.running++
 		s.stats.Scheduled++
@@ -59,6 +59,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		}
 		// the scheduler took it away (its node went): the trace resubmits
 		// what it wants to run again
+		s.leave(t)
 		t.allocAt = -1
 		t.sent = false
 		delete(s.byKey, t.key)
@@ -72,6 +73,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		s.stats.RejectedAsks++
 		if t := s.byKey[rej.AllocationKey]; t != nil {
 			if t.allocAt >= 0 {
+				s.leave(t)
 				s.stats.running--
 				s.stats.Recovered--
 				s.stats.RejectedRecoveries++

@@ -156,6 +156,7 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 		t.key = fmt.Sprintf("%d-%d-%d", e.JobID, e.TaskIndex, t.gen)
 		t.submit, t.traceRun, t.duration, t.ended, t.allocAt, t.node = now, -1, -1, false, -1, ""
 		t.cpu, t.mem, t.prio = e.CPURequest, e.MemRequest, e.Priority
+		t.spread = e.DifferentMachines
 		t.recover = ""
 		s.byKey[t.key] = t
 		if now == 0 {
@@ -279,7 +280,7 @@ func (s *sim) emitInitial() {
 			continue
 		}
 		t.allocAt = 0
-		t.node = t.recover
+		s.placeOn(t, t.recover)
 		s.queued.asks = append(s.queued.asks, &si.Allocation{
 			AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio, NodeID: t.recover,
 			ResourcePerAlloc: s.askResources(t),

@@ -33,15 +33,18 @@
 // not use; ModelLimits is the replay before the model. The reclaim model
 // also gives the mid, production and monitoring tiers a latency tail
 // (tail.go): the 2011 cell takes half a minute or more to place a tenth
-// of its production tasks while it has room for them; and it lets asks
+// of its production tasks while it has room for them; it lets asks
 // through to the scheduler at Borg's throughput (throughput.go), highest
 // priority first. Its parameters are assumptions or measurements of the
 // bundled 2011 cell (parts 0-1), checked on the cell's parts 2-3 (not
-// bundled; scripts/replay-windows) and on generated 2019-format cells.
+// bundled; scripts/replay-windows, docs/replay.md) and on generated
+// 2019-format cells.
 //
 // A task the trace ends (an eviction, a failure, a kill) and submits again
 // while the replay still runs it ends with the replay too, and its new
-// submission is a new ask.
+// submission is a new ask. A task with the trace's different-machines
+// restriction is placed on no node where a task of its job runs
+// (spread.go), in either model.
 //
 // # Whose delay
 //
@@ -241,6 +244,7 @@ type task struct {
 	cpu, mem    float64
 	prio        int32
 	recover     string // machine of a task running at trace start
+	spread      bool   // the trace's different-machines restriction (spread.go)
 }
 
 // release is a scheduled end of a running task.
@@ -295,6 +299,12 @@ type sim struct {
 	users    map[string]bool
 	appQueue map[string]string // application ID -> the leaf queue it was placed in
 	placed   []placedTask      // allocated in this cycle, queue not yet looked up
+
+	// onNode counts the running tasks of each job on each node, for the
+	// different-machines restriction (spread.go)
+	onNode map[jobNode]int
+	// cycleOn counts the nodes the RM allowed jobs in the cycle under way
+	cycleOn map[jobNode]int
 
 	readyQ       []readyAsk    // asks waiting for the scheduler's throughput
 	lastDispatch time.Duration // the cycle that last let ready asks through
@@ -367,6 +377,8 @@ func Run(opts Options) (*Summary, error) {
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
 		jobBusy:  map[string]time.Duration{},
+		onNode:   map[jobNode]int{},
+		cycleOn:  map[jobNode]int{},
 	}
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
@@ -543,6 +555,7 @@ func (s *sim) cycle() {
 	}
 	*q = queuedReqs{}
 	s.svc.Cycle()
+	clear(s.cycleOn) // the cycle's placements are delivered (onNode)
 	s.stats.Cycles++
 	if len(s.placed) > 0 {
 		s.queueDelays()
@@ -613,6 +626,7 @@ func (s *sim) endRun(t *task, at time.Duration) {
 		ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
 	})
 	s.decisionAt(at, "release", t.key, t.node)
+	s.leave(t)
 	delete(s.byKey, t.key)
 	t.allocAt = -1
 	t.sent = false

@@ -35,6 +35,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 			s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
 		}
 		s.decision("alloc", t.key, t.node)
+		s.planReserve(t)
 		if t.ended {
 			if t.duration < 0 {
 				t.duration = 0 // never ran in the trace: ends at once

@@ -38,7 +38,9 @@
 // priority first. Its parameters are assumptions or measurements of the
 // bundled 2011 cell (parts 0-1), checked on the cell's parts 2-3 (not
 // bundled; scripts/replay-windows, docs/replay.md) and on generated
-// 2019-format cells.
+// 2019-format cells. Options.ReserveAfter (not the default) charges a new
+// non-prod task its full request for a while, as Borg's reservation
+// starts at the limit (reserve.go).
 //
 // A task the trace ends (an eviction, a failure, a kill) and submits again
 // while the replay still runs it ends with the replay too, and its new
@@ -160,6 +162,12 @@ type Options struct {
 	// TailTiers names the tiers with the latency tail (nil:
 	// DefaultTailTiers; empty: none).
 	TailTiers []string
+	// ReserveAfter is how long after its placement a non-prod task of the
+	// reclaim model is charged its full request before its reservation, as
+	// Borg's reservation starts at the limit (reserve.go; BorgReserveAfter
+	// is Borg's). Zero or negative: the reservation from the start (the
+	// default).
+	ReserveAfter time.Duration
 	// SchedRate is the scheduler's throughput in the reclaim model: at
 	// most this many asks a second of trace time reach the scheduler,
 	// highest priority first (throughput.go; 0: DefaultSchedRate on 2011
@@ -281,6 +289,7 @@ type sim struct {
 	appJob    map[string]int64
 	rel       releaseHeap
 	held      releaseHeap              // asks waiting out the submission latency
+	shrink    releaseHeap              // tasks charged their limit until their reservation starts (reserve.go)
 	jobBusy   map[string]time.Duration // application -> when its next held ask may go
 	relSeq    uint64
 	log       hash.Hash
@@ -447,10 +456,11 @@ func (s *sim) loop(st *borg.Stream) error {
 		for t > next {
 			// the interval is complete: its releases, then a cycle
 			s.releasesUntil(next)
+			s.shrinkUntil(next)
 			s.deliverUntil(next)
 			flush(next)
 			next += s.opts.Interval
-			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
+			if t > next && len(s.rel)+len(s.shrink) == 0 && s.stats.pendingNow == 0 {
 				next = t // nothing to do in between: jump
 			} else if t > next {
 				next = s.skipIdle(next, t, &nextSample)
@@ -473,6 +483,7 @@ func (s *sim) loop(st *borg.Stream) error {
 	}
 	for at := next; at <= end; {
 		s.releasesUntil(at)
+		s.shrinkUntil(at)
 		s.deliverUntil(at)
 		flush(at)
 		if failed != nil {
@@ -501,6 +512,9 @@ func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) tim
 	}
 	if len(s.held) > 0 {
 		target = min(target, s.held.peek().at)
+	}
+	if len(s.shrink) > 0 {
+		target = min(target, s.shrink.peek().at)
 	}
 	if len(s.readyQ) > 0 {
 		return next // asks wait for the throughput: the next cycle lets some through

@@ -29,6 +29,7 @@ type replayFlags struct {
 	tailP90           *time.Duration
 	tailTiers         *string
 	tailMax           *time.Duration
+	reserveAfter      *time.Duration
 	schedRate         *float64
 	schedBurst        *float64
 	quiet             *bool
@@ -54,6 +55,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		tailP90:         fs.Duration("tail-p90", 0, fmt.Sprintf("reclaim model: p90 of the latency of the -tail-tiers' tasks, lognormal with median -submit-latency (0: the default, %s; negative: no tail)", replay.DefaultTailP90)),
 		tailMax:         fs.Duration("tail-max", 0, fmt.Sprintf("reclaim model: longest tail latency (0: the default, %s; negative: no maximum)", replay.DefaultTailMax)),
 		tailTiers:       fs.String("tail-tiers", strings.Join(replay.DefaultTailTiers, ","), "reclaim model: tiers whose tasks have the latency tail (comma-separated; \"\" none)"),
+		reserveAfter:    fs.Duration("reserve-after", 0, fmt.Sprintf("reclaim model: how long a non-prod task is charged its full request after its placement before its -reserve-cpu/-reserve-mem share, as Borg's reservation starts at the limit (Borg's: %s; 0, the default: the share from the start)", replay.BorgReserveAfter)),
 		schedRate:       fs.Float64("sched-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput, asks per second of trace time let through to it, highest priority first (0: the default, %g on 2011 traces, none on 2019 ones; negative: no limit)", replay.DefaultSchedRate)),
 		schedBurst:      fs.Float64("sched-burst", 0, fmt.Sprintf("reclaim model: how many asks the scheduler takes at once after a quiet spell (0: the default, %g)", replay.DefaultSchedBurst)),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
@@ -65,7 +67,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
 	opts := replay.Options{Trace: *f.trace, Warmup: *f.warmup, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax, SchedRate: *f.schedRate, SchedBurst: *f.schedBurst}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax, SchedRate: *f.schedRate, SchedBurst: *f.schedBurst, ReserveAfter: *f.reserveAfter}
 	var err error
 	if opts.TailTiers, err = replay.ParseTiers(*f.tailTiers); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: -tail-tiers: %v\n", cmd, err)

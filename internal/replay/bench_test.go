@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkReplayExcerpt replays the default window of the bundled trace
-// (93 minutes of trace time) with the default model; the README's "about
+// (93 minutes of trace time) with the default model; docs/replay.md's "about
 // 10 seconds" and the 30 s budget for all bundled task events (-end 0,
 // BenchmarkReplayExcerptAll) on 2 cores are measured here.
 func BenchmarkReplayExcerpt(b *testing.B) { benchReplay(b, 5598*time.Second) }

@@ -23,7 +23,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 			continue // confirmation of a recovered allocation
 		}
 		t.allocAt = s.now
-		t.node = a.NodeID
+		s.placeOn(t, a.NodeID)
 		s.stats.pendingNow--
 		s.stats.running++
 		s.stats.Scheduled++
@@ -35,6 +35,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 			s.placed = append(s.placed, placedTask{app: t.app, delay: s.now - t.submit})
 		}
 		s.decision("alloc", t.key, t.node)
+		s.planReserve(t)
 		if t.ended {
 			if t.duration < 0 {
 				t.duration = 0 // never ran in the trace: ends at once
@@ -59,6 +60,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		}
 		// the scheduler took it away (its node went): the trace resubmits
 		// what it wants to run again
+		s.leave(t)
 		t.allocAt = -1
 		t.sent = false
 		delete(s.byKey, t.key)
@@ -72,6 +74,7 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		s.stats.RejectedAsks++
 		if t := s.byKey[rej.AllocationKey]; t != nil {
 			if t.allocAt >= 0 {
+				s.leave(t)
 				s.stats.running--
 				s.stats.Recovered--
 				s.stats.RejectedRecoveries++

@@ -156,6 +156,7 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 		t.key = fmt.Sprintf("%d-%d-%d", e.JobID, e.TaskIndex, t.gen)
 		t.submit, t.traceRun, t.duration, t.ended, t.allocAt, t.node = now, -1, -1, false, -1, ""
 		t.cpu, t.mem, t.prio = e.CPURequest, e.MemRequest, e.Priority
+		t.spread = e.DifferentMachines
 		t.recover = ""
 		s.byKey[t.key] = t
 		if now == 0 {
@@ -241,14 +242,34 @@ func (s *sim) queueAsk(t *task, at time.Duration) {
 // positive one (the scheduler refuses empty asks).
 func (s *sim) askResources(t *task) *si.Resource {
 	rs := s.opts.reservation(t.tier)
-	r := s.resources(t.cpu*rs.CPU, t.mem*rs.Mem)
+	if s.startsAtLimit(t) {
+		rs = Reservation{CPU: 1, Mem: 1} // until its reservation starts (reserve.go)
+	}
+	r, empty := s.chargeOf(t, rs)
+	if empty {
+		s.stats.ZeroRequests++
+	}
+	return r
+}
+
+// chargeOf is the share rs of t's request as resources; an empty CPU
+// request (empty says so) or memory request becomes the smallest positive
+// one.
+func (s *sim) chargeOf(t *task, rs Reservation) (r *si.Resource, empty bool) {
+	r = s.resources(t.cpu*rs.CPU, t.mem*rs.Mem)
 	if r.Resources["vcore"].Value <= 0 {
 		r.Resources["vcore"].Value = 1
-		s.stats.ZeroRequests++
+		empty = true
 	}
 	if r.Resources["memory"].Value <= 0 {
 		r.Resources["memory"].Value = 1 << 20
 	}
+	return r, empty
+}
+
+// charge is chargeOf's resources.
+func (s *sim) charge(t *task, rs Reservation) *si.Resource {
+	r, _ := s.chargeOf(t, rs)
 	return r
 }
 
@@ -279,7 +300,7 @@ func (s *sim) emitInitial() {
 			continue
 		}
 		t.allocAt = 0
-		t.node = t.recover
+		s.placeOn(t, t.recover)
 		s.queued.asks = append(s.queued.asks, &si.Allocation{
 			AllocationKey: t.key, ApplicationID: t.app, Priority: t.prio, NodeID: t.recover,
 			ResourcePerAlloc: s.askResources(t),

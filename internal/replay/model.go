@@ -201,7 +201,11 @@ func (o *Options) ModelString() string {
 	if o.SchedRate > 0 {
 		rate = fmt.Sprintf("at most %g asks/s (bursts of %g), highest priority first", o.SchedRate, o.SchedBurst)
 	}
-	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s), %s; %s",
-		o.ProdReservation.CPU, o.ProdReservation.Mem, o.NonProdReservation.CPU, o.NonProdReservation.Mem, o.CPUOvercommit, o.MemOvercommit,
+	start := "from the start"
+	if o.ReserveAfter > 0 {
+		start = fmt.Sprintf("after %s at their request", fmtD(o.ReserveAfter))
+	}
+	return fmt.Sprintf("reclaim: prod tasks ask for %g CPU / %g memory of their request, non-prod %g / %g %s; node CPU x%g, memory x%g; asks reach the scheduler %s after submission, a job's tasks %s apart (prod %s), %s; %s",
+		o.ProdReservation.CPU, o.ProdReservation.Mem, o.NonProdReservation.CPU, o.NonProdReservation.Mem, start, o.CPUOvercommit, o.MemOvercommit,
 		fmtD(max(0, o.SubmitLatency)), fmtD(max(0, o.TaskLatency)), fmtD(max(0, o.ProdTaskLatency)), rate, o.tailString())
 }

@@ -33,15 +33,20 @@
 // not use; ModelLimits is the replay before the model. The reclaim model
 // also gives the mid, production and monitoring tiers a latency tail
 // (tail.go): the 2011 cell takes half a minute or more to place a tenth
-// of its production tasks while it has room for them; and it lets asks
+// of its production tasks while it has room for them; it lets asks
 // through to the scheduler at Borg's throughput (throughput.go), highest
 // priority first. Its parameters are assumptions or measurements of the
 // bundled 2011 cell (parts 0-1), checked on the cell's parts 2-3 (not
-// bundled; scripts/replay-windows) and on generated 2019-format cells.
+// bundled; scripts/replay-windows, docs/replay.md) and on generated
+// 2019-format cells. Options.ReserveAfter (not the default) charges a new
+// non-prod task its full request for a while, as Borg's reservation
+// starts at the limit (reserve.go).
 //
 // A task the trace ends (an eviction, a failure, a kill) and submits again
 // while the replay still runs it ends with the replay too, and its new
-// submission is a new ask.
+// submission is a new ask. A task with the trace's different-machines
+// restriction is placed on no node where a task of its job runs
+// (spread.go), in either model.
 //
 // # Whose delay
 //
@@ -157,6 +162,12 @@ type Options struct {
 	// TailTiers names the tiers with the latency tail (nil:
 	// DefaultTailTiers; empty: none).
 	TailTiers []string
+	// ReserveAfter is how long after its placement a non-prod task of the
+	// reclaim model is charged its full request before its reservation, as
+	// Borg's reservation starts at the limit (reserve.go; BorgReserveAfter
+	// is Borg's). Zero or negative: the reservation from the start (the
+	// default).
+	ReserveAfter time.Duration
 	// SchedRate is the scheduler's throughput in the reclaim model: at
 	// most this many asks a second of trace time reach the scheduler,
 	// highest priority first (throughput.go; 0: DefaultSchedRate on 2011
@@ -241,6 +252,7 @@ type task struct {
 	cpu, mem    float64
 	prio        int32
 	recover     string // machine of a task running at trace start
+	spread      bool   // the trace's different-machines restriction (spread.go)
 }
 
 // release is a scheduled end of a running task.
@@ -277,6 +289,7 @@ type sim struct {
 	appJob    map[string]int64
 	rel       releaseHeap
 	held      releaseHeap              // asks waiting out the submission latency
+	shrink    releaseHeap              // tasks charged their limit until their reservation starts (reserve.go)
 	jobBusy   map[string]time.Duration // application -> when its next held ask may go
 	relSeq    uint64
 	log       hash.Hash
@@ -295,6 +308,12 @@ type sim struct {
 	users    map[string]bool
 	appQueue map[string]string // application ID -> the leaf queue it was placed in
 	placed   []placedTask      // allocated in this cycle, queue not yet looked up
+
+	// onNode counts the running tasks of each job on each node, for the
+	// different-machines restriction (spread.go)
+	onNode map[jobNode]int
+	// cycleOn counts the nodes the RM allowed jobs in the cycle under way
+	cycleOn map[jobNode]int
 
 	readyQ       []readyAsk    // asks waiting for the scheduler's throughput
 	lastDispatch time.Duration // the cycle that last let ready asks through
@@ -367,6 +386,8 @@ func Run(opts Options) (*Summary, error) {
 		users:    map[string]bool{},
 		appQueue: map[string]string{},
 		jobBusy:  map[string]time.Duration{},
+		onNode:   map[jobNode]int{},
+		cycleOn:  map[jobNode]int{},
 	}
 	s.logOut = opts.Log
 	s.stats.Format = tr.Format().String()
@@ -435,10 +456,11 @@ func (s *sim) loop(st *borg.Stream) error {
 		for t > next {
 			// the interval is complete: its releases, then a cycle
 			s.releasesUntil(next)
+			s.shrinkUntil(next)
 			s.deliverUntil(next)
 			flush(next)
 			next += s.opts.Interval
-			if t > next && len(s.rel) == 0 && s.stats.pendingNow == 0 {
+			if t > next && len(s.rel)+len(s.shrink) == 0 && s.stats.pendingNow == 0 {
 				next = t // nothing to do in between: jump
 			} else if t > next {
 				next = s.skipIdle(next, t, &nextSample)
@@ -461,6 +483,7 @@ func (s *sim) loop(st *borg.Stream) error {
 	}
 	for at := next; at <= end; {
 		s.releasesUntil(at)
+		s.shrinkUntil(at)
 		s.deliverUntil(at)
 		flush(at)
 		if failed != nil {
@@ -489,6 +512,9 @@ func (s *sim) skipIdle(next, until time.Duration, nextSample *time.Duration) tim
 	}
 	if len(s.held) > 0 {
 		target = min(target, s.held.peek().at)
+	}
+	if len(s.shrink) > 0 {
+		target = min(target, s.shrink.peek().at)
 	}
 	if len(s.readyQ) > 0 {
 		return next // asks wait for the throughput: the next cycle lets some through
@@ -543,6 +569,7 @@ func (s *sim) cycle() {
 	}
 	*q = queuedReqs{}
 	s.svc.Cycle()
+	clear(s.cycleOn) // the cycle's placements are delivered (onNode)
 	s.stats.Cycles++
 	if len(s.placed) > 0 {
 		s.queueDelays()
@@ -613,6 +640,7 @@ func (s *sim) endRun(t *task, at time.Duration) {
 		ApplicationID: t.app, AllocationKey: t.key, TerminationType: si.TerminationType_STOPPED_BY_RM,
 	})
 	s.decisionAt(at, "release", t.key, t.node)
+	s.leave(t)
 	delete(s.byKey, t.key)
 	t.allocAt = -1
 	t.sent = false

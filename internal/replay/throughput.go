@@ -34,7 +34,7 @@ import (
 // less 10 s of that rate (3,172 - 990). The trace's counts are a lower
 // bound on what Borg could place (it placed what was asked), so the rate
 // is the cell's demonstrated throughput, not its capacity. Parts 2-3 give
-// 136/s and 1,700 the same way. README.md gives the results of both and
+// 136/s and 1,700 the same way. docs/replay.md gives the results of both and
 // their sensitivity.
 //
 // The measurement is the 2011 cell's, so a 2019 trace has no throughput

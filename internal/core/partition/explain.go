@@ -254,7 +254,7 @@ func (p *Partition) ExplainPreemption(appID, key string, now time.Time) (Preempt
 	fits := ""
 	blocked := blockingMax(leaf, &x.Res) != nil
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
-		if !blocked && n.Schedulable && (n.ReservedFor == "" || n.ReservedFor == x.Key) && x.Res.Fits(n.Available()) {
+		if !blocked && n.Schedulable && (n.ReservedFor == "" || n.HeldFor(x.AppID, x.Key)) && x.Res.Fits(n.Available()) {
 			fits = n.ID
 			return false
 		}

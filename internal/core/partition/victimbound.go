@@ -45,9 +45,9 @@ func (p *Partition) planFloor(x *app.Allocation, scope victimScope) ([3]int64, b
 	}
 	most, found := p.nodeIndex().MaxAvailable()
 	// the index leaves out reserved nodes; those reserved for x's key
-	// are searched too
+	// (its application's) are searched too
 	widen := func(n *node.Node) {
-		if n.ReservedFor == x.Key && n.Schedulable {
+		if n.HeldFor(x.AppID, x.Key) && n.Schedulable {
 			avail := n.Available()
 			for i := range most {
 				most[i] = max(most[i], avail[i])

@@ -262,17 +262,6 @@ func preemptAtScale(b *testing.B, leaves int, fair bool) {
 	b.ReportMetric(float64(cpu.Microseconds())/float64(decisions), "cpu-us/decision")
 }
 
-// threadCPU is the calling thread's user and system CPU time so far
-// (RUSAGE_THREAD, Linux only: false elsewhere).
-func threadCPU() (time.Duration, bool) {
-	const rusageThread = 1
-	var ru syscall.Rusage
-	if runtime.GOOS != "linux" || syscall.Getrusage(rusageThread, &ru) != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
-}
-
 // cpuTime is the process's user and system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

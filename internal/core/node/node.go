@@ -33,7 +33,8 @@ type Node struct {
 	// node carry it for their application's resource history.
 	InstanceType string
 	// ReservedFor is the key of the ask holding a reservation on this node,
-	// or "" when the node is not reserved.
+	// or "" when the node is not reserved; reservedApp is the ask's
+	// application, since a key is unique within an application only.
 	ReservedFor string
 	// Schedulable is false while the node drains.
 	Schedulable bool
@@ -53,6 +54,21 @@ type Node struct {
 	Attributes map[string]string
 	// Foreign maps foreign allocation keys to the allocations.
 	Foreign map[string]Foreign
+	// reservedApp is at the end, with what a decision seldom reads: it is
+	// compared only when ReservedFor equals an ask's key.
+	reservedApp string
+}
+
+// Reserve records that the node is held for ask key of application
+// appID; Reserve("", "") ends the hold. The owner calls Index.Update.
+func (n *Node) Reserve(appID, key string) {
+	n.ReservedFor, n.reservedApp = key, appID
+}
+
+// HeldFor reports whether the node is reserved for ask key of
+// application appID.
+func (n *Node) HeldFor(appID, key string) bool {
+	return n.ReservedFor != "" && n.ReservedFor == key && n.reservedApp == appID
 }
 
 // Foreign is an allocation of another scheduler on a node (reference

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,16 +90,22 @@ type PreemptDecision struct {
 	Reason string
 }
 
-// PreemptDecisions returns the last decisions, oldest first. The slice is
-// never written again: snapshots share it.
-func (p *Partition) PreemptDecisions() []PreemptDecision { return p.decisions }
+// PreemptDecisions returns the last decisions, oldest first. Its elements
+// are never written again: snapshots share it (and must not append to it).
+func (p *Partition) PreemptDecisions() []PreemptDecision { return slices.Clip(p.decisions) }
 
-// record keeps d among the last MaxPreemptDecisions, in a new array so
-// that earlier readers keep theirs.
+// record keeps d among the last MaxPreemptDecisions. It appends past the
+// end of what earlier readers hold, never over it, and copies the window
+// to a new array of twice the window only when the array is full: one
+// copy per MaxPreemptDecisions decisions rather than one per decision.
 func (p *Partition) record(d PreemptDecision) {
-	keep := p.decisions[max(0, len(p.decisions)-MaxPreemptDecisions+1):]
-	out := make([]PreemptDecision, 0, len(keep)+1)
-	p.decisions = append(append(out, keep...), d)
+	if len(p.decisions) == cap(p.decisions) {
+		keep := p.decisions[max(0, len(p.decisions)-MaxPreemptDecisions+1):]
+		p.decisions = append(make([]PreemptDecision, 0, 2*MaxPreemptDecisions), keep...)
+	} else if len(p.decisions) == MaxPreemptDecisions {
+		p.decisions = p.decisions[1:]
+	}
+	p.decisions = append(p.decisions, d)
 }
 
 // guaranteedShare is q's standing against its guarantee.
@@ -254,7 +261,7 @@ func (p *Partition) ExplainPreemption(appID, key string, now time.Time) (Preempt
 	fits := ""
 	blocked := blockingMax(leaf, &x.Res) != nil
 	p.nodeIndex().Ascend(func(n *node.Node) bool {
-		if !blocked && n.Schedulable && (n.ReservedFor == "" || n.ReservedFor == x.Key) && x.Res.Fits(n.Available()) {
+		if !blocked && n.Schedulable && (n.ReservedFor == "" || n.HeldFor(x.AppID, x.Key)) && x.Res.Fits(n.Available()) {
 			fits = n.ID
 			return false
 		}

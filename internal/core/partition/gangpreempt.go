@@ -173,7 +173,7 @@ func (p *Partition) holdForGang(a *app.App, x *app.Allocation, n *node.Node) {
 	if n.ReservedFor != "" {
 		p.unreserveNode(n)
 	}
-	n.ReservedFor = x.Key
+	n.Reserve(a.ID, x.Key)
 	p.index.Update(n)
 	p.gangHolds[a.ID] = append(p.gangHolds[a.ID], n)
 }
@@ -194,7 +194,7 @@ func (p *Partition) heldNode(a *app.App, x *app.Allocation) *node.Node {
 // releaseGangHolds ends the holds of application appID.
 func (p *Partition) releaseGangHolds(appID string) {
 	for _, n := range p.gangHolds[appID] {
-		n.ReservedFor = ""
+		n.Reserve("", "")
 		if p.nodes[n.ID] == n {
 			p.index.Update(n)
 		}
@@ -211,7 +211,7 @@ func (p *Partition) dropGangHold(n *node.Node) {
 	for id, held := range p.gangHolds {
 		if i := slices.Index(held, n); i >= 0 {
 			held = slices.Delete(held, i, i+1)
-			n.ReservedFor = ""
+			n.Reserve("", "")
 			if p.nodes[n.ID] == n {
 				p.index.Update(n)
 			}

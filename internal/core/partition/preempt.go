@@ -442,7 +442,7 @@ func (p *Partition) planVictims(leaf *queue.Queue, x *app.Allocation, now time.T
 		if only != nil && !only[n] {
 			return true // no allocation of the scope's leaves: no candidates
 		}
-		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
+		if !n.Schedulable || (n.ReservedFor != "" && !n.HeldFor(x.AppID, x.Key)) || !x.Res.Fits(n.Capacity.Sub(n.Occupied)) {
 			return true
 		}
 		avail := n.Available()
@@ -570,7 +570,7 @@ func (p *Partition) victimsNode(x *app.Allocation, victims []*app.Allocation) *n
 		if !ok || slices.ContainsFunc(victims[:i], func(u *app.Allocation) bool { return u.NodeID == v.NodeID }) {
 			continue
 		}
-		if !n.Schedulable || (n.ReservedFor != "" && n.ReservedFor != x.Key) {
+		if !n.Schedulable || (n.ReservedFor != "" && !n.HeldFor(x.AppID, x.Key)) {
 			continue
 		}
 		freed := n.Available()
@@ -930,7 +930,7 @@ func (p *Partition) tryRequiredNodePreempt(a *app.App, x *app.Allocation, now ti
 		}
 		return false
 	}
-	if n.ReservedFor != "" && n.ReservedFor != x.Key {
+	if n.ReservedFor != "" && !n.HeldFor(x.AppID, x.Key) {
 		p.unreserveNode(n) // a required-node ask outranks a reservation
 	}
 	p.applyPreemption(a, x, preemptPlan{node: n, victims: victims}, now)

@@ -63,9 +63,9 @@ func (p *Partition) unreserve(k string) {
 	if l := p.log.Reservation; on(l) {
 		debug(l, "reservation removed", slog.String("appID", r.app.ID), slog.String("allocationKey", r.ask.Key), slog.String("nodeID", r.node.ID))
 	}
-	if r.node.ReservedFor == r.ask.Key {
+	if r.node.HeldFor(r.app.ID, r.ask.Key) {
 		p.emitNode(event.Remove, event.NodeReservation, r.node.ID, r.ask.Key, "", &r.ask.Res, time.Time{})
-		r.node.ReservedFor = ""
+		r.node.Reserve("", "")
 		p.index.Update(r.node)
 	}
 	p.dirty = true
@@ -188,7 +188,7 @@ func (p *Partition) reserveNode(a *app.App, x *app.Allocation, n *node.Node) {
 	k := reservationKey(a.ID, x.Key)
 	p.reserved[k] = &reservation{app: a, ask: x, node: n}
 	p.appReserved[a.ID] = k
-	n.ReservedFor = x.Key
+	n.Reserve(a.ID, x.Key)
 	if l := p.log.Reservation; on(l) {
 		debug(l, "node reserved", slog.String("appID", a.ID), slog.String("allocationKey", x.Key), slog.String("nodeID", n.ID),
 			slog.String("resource", p.reg.Format(x.Res)))

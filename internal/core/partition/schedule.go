@@ -366,7 +366,7 @@ func blockingMax(leaf *queue.Queue, res *resource.Vector) *queue.Queue {
 func (p *Partition) findNode(x *app.Allocation) *node.Node {
 	if x.RequiredNode != "" {
 		n, ok := p.nodes[x.RequiredNode]
-		if !ok || (n.ReservedFor != "" && n.ReservedFor != x.Key) || !x.Res.Fits(n.Available()) {
+		if !ok || (n.ReservedFor != "" && !n.HeldFor(x.AppID, x.Key)) || !x.Res.Fits(n.Available()) {
 			return nil
 		}
 		if !p.allowed(x, n) {

@@ -112,7 +112,7 @@ func (p *Partition) Verify() error {
 		if !ok || x != r.ask || !x.Pending() {
 			bad("reservation %q: ask is gone or allocated", k)
 		}
-		if r.node.ReservedFor != r.ask.Key || p.nodes[r.node.ID] != r.node {
+		if !r.node.HeldFor(r.app.ID, r.ask.Key) || p.nodes[r.node.ID] != r.node {
 			bad("reservation %q: node %s does not hold it", k, r.node.ID)
 		}
 		if p.appReserved[r.app.ID] != k {

@@ -45,9 +45,9 @@ func (p *Partition) planFloor(x *app.Allocation, scope victimScope) ([3]int64, b
 	}
 	most, found := p.nodeIndex().MaxAvailable()
 	// the index leaves out reserved nodes; those reserved for x's key
-	// are searched too
+	// (its application's) are searched too
 	widen := func(n *node.Node) {
-		if n.ReservedFor == x.Key && n.Schedulable {
+		if n.HeldFor(x.AppID, x.Key) && n.Schedulable {
 			avail := n.Available()
 			for i := range most {
 				most[i] = max(most[i], avail[i])
@@ -55,13 +55,16 @@ func (p *Partition) planFloor(x *app.Allocation, scope victimScope) ([3]int64, b
 			found = true
 		}
 	}
-	for _, r := range p.reserved {
-		widen(r.node)
-	}
-	for _, held := range p.gangHolds {
-		for _, n := range held {
-			widen(n)
+	// only x's own reservation and its application's gang holds can
+	// hold a node for x: looked up, not every reservation walked (a
+	// burst of preemptors holds a node each)
+	if len(p.reserved) > 0 {
+		if r, ok := p.reserved[reservationKey(x.AppID, x.Key)]; ok {
+			widen(r.node)
 		}
+	}
+	for _, n := range p.gangHolds[x.AppID] {
+		widen(n)
 	}
 	if !found {
 		return [3]int64{}, false

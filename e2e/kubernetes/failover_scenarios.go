@@ -361,6 +361,9 @@ leaderElection:
 		return err
 	}
 	names := []string{"kube-scheduler-a", "kube-scheduler-b"}
+	startKS := func(n string) (*proc, error) {
+		return startProc(c.work, n, filepath.Join(c.bin, "kube-scheduler"), nil, "--config="+conf, "--secure-port=0", "--v=1")
+	}
 	procs := map[string]*proc{}
 	// the logs go on from an earlier measurement: the leader is the one
 	// whose acquisitions grew (client-go writes "Successfully", older
@@ -383,7 +386,7 @@ leaderElection:
 		return *l.Spec.HolderIdentity, nil
 	}
 	for _, n := range names {
-		p, err := startProc(c.work, n, filepath.Join(c.bin, "kube-scheduler"), nil, "--config="+conf, "--secure-port=0", "--v=1")
+		p, err := startKS(n)
 		if err != nil {
 			return err
 		}
@@ -435,7 +438,7 @@ leaderElection:
 				} else {
 					unasked = append(unasked, n)
 				}
-				if p, err := startProc(c.work, n, filepath.Join(c.bin, "kube-scheduler"), nil, "--config="+conf, "--secure-port=0", "--v=1"); err == nil {
+				if p, err := startKS(n); err == nil {
 					procs[n] = p
 				}
 			}

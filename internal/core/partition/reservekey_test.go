@@ -12,24 +12,13 @@ import (
 // An ask key is unique within its application only: two applications may
 // both have an ask "k". A node reserved for one of them is not reserved
 // for the other.
-
-const sameKeyConfig = `partitions:
-  - name: default
-    queues:
-      - name: root
-        submitacl: "*"
-        queues:
-          - name: a
-            resources: {guaranteed: {vcore: 100000}}
-          - name: b
-`
-
+//
 // sameKeyCluster builds nodes n1 and n2 of 4,000 vcore, each full with
 // four 1,000-vcore allocations of queue b, and applications p1 and p2 in
 // the guaranteed queue a.
 func sameKeyCluster(t *testing.T) *Partition {
 	t.Helper()
-	p := mustPartition(t, sameKeyConfig)
+	p := mustPartition(t, breadthConfig) // a guaranteed queue a, a queue b
 	for _, id := range []string{"victims", "p1", "p2"} {
 		q := "root.a"
 		if id == "victims" {

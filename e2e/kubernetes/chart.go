@@ -39,10 +39,14 @@ const chartRelease = "yunikorn"
 
 // chartPods maps the harness's process names to the chart's Deployment and
 // container that run them.
-var chartPods = map[string]struct{ deployment, container string }{
+var chartPods = map[string]chartPod{
 	"shim":                {"yunikorn-scheduler", "yunikorn-scheduler-k8s"},
 	"admissioncontroller": {"yunikorn-admission-controller", "yunikorn-admission-controller"},
 }
+
+// chartPod names a chart Deployment and the container of its pods that
+// the harness runs.
+type chartPod struct{ deployment, container string }
 
 // chartInstall is what the rendered chart installed.
 type chartInstall struct {
@@ -82,8 +86,9 @@ func buildChartMode(ctx context.Context, o options, bin string) error {
 }
 
 // renderChart runs `helm template` on the chart with the values a user
-// sets to run Paddock (deploy/chart/values-paddock.yaml) and nothing else.
-func (c *cluster) renderChart(ctx context.Context) ([]byte, error) {
+// sets to run Paddock (deploy/chart/values-paddock.yaml), then the values
+// files of extra (paths in the checkout), and nothing else.
+func (c *cluster) renderChart(ctx context.Context, extra ...string) ([]byte, error) {
 	repo, err := repoDir()
 	if err != nil {
 		return nil, err
@@ -91,6 +96,9 @@ func (c *cluster) renderChart(ctx context.Context) ([]byte, error) {
 	helmHome := filepath.Join(c.work, "helm")
 	args := []string{"template", chartRelease, filepath.Join(repo, "deploy", "chart", "yunikorn"),
 		"--namespace", shimNamespace, "-f", filepath.Join(repo, "deploy", "chart", "values-paddock.yaml")}
+	for _, f := range extra {
+		args = append(args, "-f", filepath.Join(repo, f))
+	}
 	logf("helm %s", strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "helm"), args...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+helmHome, "HELM_CONFIG_HOME="+helmHome, "HELM_DATA_HOME="+helmHome)
@@ -100,7 +108,11 @@ func (c *cluster) renderChart(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helm template: %w: %s", err, stderr.String())
 	}
-	return out, os.WriteFile(filepath.Join(c.work, "chart.yaml"), out, 0o644)
+	name := "chart.yaml"
+	if len(extra) > 0 {
+		name = "chart-" + strings.TrimSuffix(filepath.Base(extra[len(extra)-1]), ".yaml") + ".yaml"
+	}
+	return out, os.WriteFile(filepath.Join(c.work, name), out, 0o644)
 }
 
 // decodeManifests decodes a multi-document YAML stream into typed objects.

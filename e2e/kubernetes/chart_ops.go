@@ -288,20 +288,32 @@ func (c *cluster) checkShutdown(p *proc) error {
 // pods anything: the chart's RBAC must be enough for Paddock.
 func (c *cluster) checkForbidden() error {
 	var found []string
+	names := []string{"ha-a", "ha-b"} // the failover scenarios' replicas
 	for name := range chartPods {
-		b, err := os.ReadFile(filepath.Join(c.work, "logs", name+".log"))
-		if err != nil {
-			continue
-		}
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			if bytes.Contains(l, []byte("forbidden")) && bytes.Contains(l, []byte("system:serviceaccount:")) {
-				found = append(found, name+": "+string(l))
-			}
-		}
+		names = append(names, name)
+	}
+	for _, name := range names {
+		found = append(found, c.refused(name)...)
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("the chart's RBAC refused %d requests, the first: %s", len(found), found[0])
 	}
 	logf("chart mode: no request of the scheduler or admission controller refused by the chart's RBAC")
 	return nil
+}
+
+// refused returns the lines of program name's log that tell of a request
+// of a ServiceAccount refused by RBAC, each prefixed with name.
+func (c *cluster) refused(name string) []string {
+	b, err := os.ReadFile(filepath.Join(c.work, "logs", name+".log"))
+	if err != nil {
+		return nil
+	}
+	var found []string
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(l, []byte("forbidden")) && bytes.Contains(l, []byte("system:serviceaccount:")) {
+			found = append(found, name+": "+string(l))
+		}
+	}
+	return found
 }

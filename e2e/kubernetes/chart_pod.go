@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	authv1 "k8s.io/api/authentication/v1"
@@ -36,22 +37,35 @@ const defaultGrace = 30 * time.Second
 // resource limits, Secret volumes and the in-cluster credentials of its
 // ServiceAccount, on the host network.
 func (c *cluster) startChartPod(ctx context.Context, name string) error {
-	if p := c.procs[name]; p != nil && !p.exited() {
-		return fmt.Errorf("%s already running", name)
+	p, err := c.runChartPod(ctx, name, chartPods[name], "", nil)
+	if err != nil {
+		return err
 	}
-	cp := chartPods[name]
+	c.procs[name] = p
+	return nil
+}
+
+// runChartPod runs a pod of the chart's Deployment cp.deployment (its
+// container cp.container) as process name, as startChartPod does; a
+// replica of the Deployment gives suffix (its container's name is then
+// unique) and env, which replaces the kubelet's values of those variables
+// (the API server's address, say) or adds to them.
+func (c *cluster) runChartPod(ctx context.Context, name string, cp chartPod, suffix string, env map[string]string) (*proc, error) {
+	if p := c.procs[name]; p != nil && !p.exited() {
+		return nil, fmt.Errorf("%s already running", name)
+	}
 	d := c.chart.deployments[cp.deployment]
 	spec := d.Spec.Template.Spec
 	ct, err := c.chart.container(cp.deployment, cp.container)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dir := filepath.Join(c.work, "pods", cp.container)
-	args, err := c.podmanArgs(ctx, spec, ct, dir)
+	dir := filepath.Join(c.work, "pods", cp.container+suffix)
+	args, err := c.podmanArgs(ctx, spec, ct, dir, env)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	k := &container{name: "paddock-e2e-" + cp.container, conf: c.chart.conf, grace: defaultGrace}
+	k := &container{name: "paddock-e2e-" + cp.container + suffix, conf: c.chart.conf, grace: defaultGrace}
 	if g := spec.TerminationGracePeriodSeconds; g != nil {
 		k.grace = time.Duration(*g) * time.Second
 	}
@@ -60,22 +74,21 @@ func (c *cluster) startChartPod(ctx context.Context, name string) error {
 	args = append([]string{"run", "--name", k.name}, args...)
 	p, err := startProc(c.work, name, "podman", []string{"CONTAINERS_CONF=" + k.conf}, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p.ctr = k
-	c.procs[name] = p
-	return nil
+	return p, nil
 }
 
 // podmanArgs are the `podman run` arguments (after the name) for a chart
 // container; dir receives the files mounted into it.
-func (c *cluster) podmanArgs(ctx context.Context, spec corev1.PodSpec, ct *corev1.Container, dir string) ([]string, error) {
+func (c *cluster) podmanArgs(ctx context.Context, spec corev1.PodSpec, ct *corev1.Container, dir string, over map[string]string) ([]string, error) {
 	args := []string{"--rm", "--runtime", "runc", "--network", "host", "--pull", "never"}
 	env, err := c.podEnv(spec, ct)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range env {
+	for _, e := range overrideEnv(env, over) {
 		args = append(args, "--env", e)
 	}
 	// the cluster DNS names of the chart's Services (their pods are all on
@@ -127,6 +140,32 @@ func (c *cluster) podmanArgs(ctx context.Context, spec corev1.PodSpec, ct *corev
 		args = append(args, ct.Command[1:]...)
 	}
 	return append(args, ct.Args...), nil
+}
+
+// overrideEnv is env (NAME=value entries) with the values of over
+// replacing those of the same names, and over's other names added in
+// name order.
+func overrideEnv(env []string, over map[string]string) []string {
+	out := make([]string, 0, len(env)+len(over))
+	seen := map[string]bool{}
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		if v, ok := over[name]; ok {
+			e, seen[name] = name+"="+v, true
+		}
+		out = append(out, e)
+	}
+	names := make([]string, 0, len(over))
+	for name := range over {
+		if !seen[name] {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		out = append(out, name+"="+over[name])
+	}
+	return out
 }
 
 // podEnv is the container's environment as the kubelet sets it: its env

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +137,17 @@ func TestCheckForbidden(t *testing.T) {
 	err := c.checkForbidden()
 	if err == nil || !strings.Contains(err.Error(), "leases") {
 		t.Errorf("a refused request not reported: %v", err)
+	}
+}
+
+func TestOverrideEnv(t *testing.T) {
+	env := []string{"KUBERNETES_SERVICE_HOST=127.0.0.1", "KUBERNETES_SERVICE_PORT=16443", "NAMESPACE=yunikorn"}
+	got := overrideEnv(env, map[string]string{"KUBERNETES_SERVICE_PORT": "16090", "Z": "1", "A": "2=3"})
+	want := []string{"KUBERNETES_SERVICE_HOST=127.0.0.1", "KUBERNETES_SERVICE_PORT=16090", "NAMESPACE=yunikorn", "A=2=3", "Z=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("overrideEnv = %q, want %q", got, want)
+	}
+	if got := overrideEnv(env, nil); !slices.Equal(got, env) {
+		t.Errorf("overrideEnv(nil) = %q, want %q", got, env)
 	}
 }

@@ -32,6 +32,9 @@ func init() {
 // haLease is the Lease the replicas run for (deploy/ha's default name).
 const haLease = "paddock-scheduler"
 
+// keyLeaderElection is the ConfigMap key that turns leader election on.
+const keyLeaderElection = "paddock.leaderElection.enabled"
+
 // haSettings are the ConfigMap keys the replicas run with: the lease of
 // -lease, the shim's scheduling loop at 100 ms so that the applications
 // the new leader's shim hears accepted go on at once, and the shim's
@@ -40,7 +43,7 @@ const haLease = "paddock-scheduler"
 // renewals wait seconds behind them at the API server.
 func haSettings(l leaseTimes) map[string]string {
 	return map[string]string{
-		"paddock.leaderElection.enabled":       "true",
+		keyLeaderElection:                      "true",
 		"paddock.leaderElection.leaseDuration": l.duration.String(),
 		"paddock.leaderElection.renewDeadline": l.renew.String(),
 		"paddock.leaderElection.retryPeriod":   l.retry.String(),
@@ -101,6 +104,7 @@ type haPair struct {
 
 	mu       sync.Mutex // the replicas' p, identity, starts and supervised
 	restarts []string   // "ha-b-1 (exit status 1)": replicas that exited unasked
+	restore  func()     // chart mode: puts the chart's ConfigMap back
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -110,11 +114,21 @@ type haPair struct {
 // until both list every node (b is a hot standby).
 func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 	c.stop("shim")
-	if err := c.buildHA(ctx); err != nil {
-		return nil, err
+	if c.chart == nil {
+		if err := c.buildHA(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.ensureNamespace(ctx, shimNamespace); err != nil {
 		return nil, err
+	}
+	h := &haPair{c: c}
+	if c.chart != nil {
+		restore, err := c.installHA(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("the chart's HA install: %w", err)
+		}
+		h.restore = restore
 	}
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return nil, err
@@ -124,18 +138,18 @@ func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 	}
 	err := c.kube.CoordinationV1().Leases(shimNamespace).Delete(ctx, haLease, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
+		h.stop()
 		return nil, err
 	}
-	h := &haPair{c: c}
 	for i, name := range []string{"ha-a", "ha-b"} {
-		proxy, err := startAPIProxy(c, c.port(90+i))
+		proxy, err := startAPIProxy(c, c.port(90+i), c.chart == nil)
 		if err != nil {
 			h.stop()
 			return nil, err
 		}
 		h.reps = append(h.reps, &haReplica{name: name, rest: "127.0.0.1:" + c.port(85+i), proxy: proxy})
 	}
-	if h.fwd, err = startForward("127.0.0.1:"+c.port(80), h.reps[0].rest); err != nil {
+	if h.fwd, err = startForward(c.paddockREST(), h.reps[0].rest); err != nil {
 		h.stop()
 		return nil, err
 	}
@@ -229,13 +243,19 @@ func (h *haPair) byIdentity(id string) *haReplica {
 func (h *haPair) start(r *haReplica) error {
 	r.starts++
 	r.identity = fmt.Sprintf("%s-%d", r.name, r.starts)
-	kc, err := h.c.writeKubeconfig(r.name, r.proxy.url())
-	if err != nil {
-		return err
+	var p *proc
+	var err error
+	if h.c.chart != nil {
+		p, err = h.startChartReplica(r)
+	} else {
+		var kc string
+		if kc, err = h.c.writeKubeconfig(r.name, r.proxy.url()); err != nil {
+			return err
+		}
+		env := []string{"KUBECONFIG=" + kc, "NAMESPACE=" + shimNamespace, "PADDOCK_REST_ADDR=" + r.rest,
+			"PADDOCK_LEADER_ELECTION_IDENTITY=" + r.identity}
+		p, err = startProc(h.c.work, r.name, filepath.Join(h.c.bin, "paddock-ha"), env)
 	}
-	env := []string{"KUBECONFIG=" + kc, "NAMESPACE=" + shimNamespace, "PADDOCK_REST_ADDR=" + r.rest,
-		"PADDOCK_LEADER_ELECTION_IDENTITY=" + r.identity}
-	p, err := startProc(h.c.work, r.name, filepath.Join(h.c.bin, "paddock-ha"), env)
 	if err != nil {
 		return err
 	}
@@ -334,6 +354,9 @@ func (h *haPair) stop() {
 	}
 	if h.fwd != nil {
 		h.fwd.close()
+	}
+	if h.restore != nil {
+		h.restore()
 	}
 }
 

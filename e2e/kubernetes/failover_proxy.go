@@ -18,8 +18,9 @@ import (
 )
 
 // apiProxy stands between one scheduler replica and kube-apiserver: an
-// HTTPS reverse proxy (the API server's own serving certificate, the
-// admin client certificate upstream) that counts the replica's writes by
+// HTTPS reverse proxy (the API server's own serving certificate; upstream
+// the admin client certificate, or in chart mode the replica's own
+// ServiceAccount token, which the proxy passes on) that counts the replica's writes by
 // method and resource, and can cut the replica off (partition): while cut,
 // every request hangs until the replica gives up on it, and the requests
 // in flight (watches) are ended.
@@ -40,7 +41,11 @@ type apiProxy struct {
 	writes map[string]int // "POST events", "PUT leases", ...
 }
 
-func startAPIProxy(c *cluster, port string) (*apiProxy, error) {
+// startAPIProxy starts a proxy on port. With asAdmin the proxy presents
+// the admin client certificate upstream (the replica's process-mode
+// credentials); without it the API server authenticates the replica's own
+// bearer token, which the proxy forwards, so RBAC applies to it.
+func startAPIProxy(c *cluster, port string, asAdmin bool) (*apiProxy, error) {
 	target, err := url.Parse(c.apiServer())
 	if err != nil {
 		return nil, err
@@ -58,8 +63,12 @@ func startAPIProxy(c *cluster, port string) (*apiProxy, error) {
 	p := &apiProxy{addr: "127.0.0.1:" + port, flight: map[*context.CancelFunc]struct{}{}, writes: map[string]int{}}
 	upstream := func() *httputil.ReverseProxy {
 		rp := httputil.NewSingleHostReverseProxy(target)
+		tc := &tls.Config{RootCAs: ca}
+		if asAdmin {
+			tc.Certificates = []tls.Certificate{client}
+		}
 		rp.Transport = &http.Transport{
-			TLSClientConfig:   &tls.Config{RootCAs: ca, Certificates: []tls.Certificate{client}},
+			TLSClientConfig:   tc,
 			ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100,
 		}
 		rp.FlushInterval = -1 // watches stream

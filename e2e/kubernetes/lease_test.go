@@ -22,3 +22,12 @@ func TestLeaseFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestLostLease(t *testing.T) {
+	unasked := []string{"paddock-b-2 (exit status 1)", "paddock-a-10 (exit status 1)"}
+	for id, want := range map[string]bool{"paddock-b-2": true, "paddock-a-10": true, "paddock-a-1": false, "paddock-b": false, "": false} {
+		if got := lostLease(unasked, id); got != want {
+			t.Errorf("lostLease(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

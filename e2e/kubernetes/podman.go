@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -75,4 +76,15 @@ func (k *container) stop(grace time.Duration) error {
 func (k *container) kill() error {
 	_, err := podmanCmd(context.Background(), k.conf, "kill", "-s", "KILL", k.name)
 	return err
+}
+
+// signal sends sig to the container's program from the host, as the
+// runtime does for a stop (SIGTERM) or a kill, without podman's start-up
+// time in between.
+func (k *container) signal(sig syscall.Signal) error {
+	pid := k.hostPID()
+	if pid <= 0 {
+		return fmt.Errorf("container %s: no host process", k.name)
+	}
+	return syscall.Kill(pid, sig)
 }

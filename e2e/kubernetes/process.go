@@ -84,6 +84,32 @@ func (p *proc) stop(grace time.Duration) {
 	}
 }
 
+// term sends SIGTERM to the program (its process group, or the
+// container's main process), as a rolling update does, and returns.
+func (p *proc) term() {
+	if p == nil || p.exited() {
+		return
+	}
+	if p.ctr != nil {
+		_ = p.ctr.signal(syscall.SIGTERM)
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+}
+
+// crash sends SIGKILL to the program (its process group, or the
+// container's main process, from the host) and waits until it has ended.
+func (p *proc) crash() {
+	if p == nil || p.exited() {
+		return
+	}
+	if p.ctr == nil || p.ctr.signal(syscall.SIGKILL) != nil {
+		p.kill()
+		return
+	}
+	<-p.done
+}
+
 // kill ends the program at once, as a crash would.
 func (p *proc) kill() {
 	if p == nil || p.exited() {

@@ -123,7 +123,11 @@ func (s *Service) reportTally() {
 // countBox tallies an outbox about to be delivered.
 func (s *Service) countBox(rmID string, b *partition.Outbox) {
 	t := &s.tally
-	t.Released += len(b.Released)
+	for _, r := range b.Released {
+		if !r.Again { // counted when the RM was first told
+			t.Released++
+		}
+	}
 	t.RejectedAllocs += len(b.RejectedAllocs)
 	t.AppsAccepted += len(b.AcceptedApps)
 	t.AppsRejected += len(b.RejectedApps)
@@ -150,6 +154,9 @@ func (s *Service) countBox(rmID string, b *partition.Outbox) {
 		}
 	}
 	for _, r := range b.Released {
+		if r.Again {
+			continue
+		}
 		if q := leaf(r.AppID); q != "" {
 			t.queue(p.Name, q).Released++
 		}

@@ -22,9 +22,14 @@ func (s *Service) applyReleases(rmID string, releases []*si.AllocationRelease, n
 		if err != nil {
 			continue
 		}
-		switch {
-		case r.TerminationType == si.TerminationType_SCHEDULING_FAILED_ON_RM:
+		if r.TerminationType == si.TerminationType_SCHEDULING_FAILED_ON_RM {
 			s.requeue(rmID, p, r, now)
+			continue
+		}
+		// the RM released the key (or the whole application): it will not
+		// report a failed binding of an allocation released with its node
+		p.ForgetLost(r.ApplicationID, r.AllocationKey)
+		switch {
 		case r.AllocationKey == "":
 			// the whole application's asks and allocations
 			if a, ok := p.App(r.ApplicationID); ok {
@@ -78,7 +83,9 @@ func (s *Service) rmRelease(p *partition.Partition, a *app.App, key string, tt s
 
 // requeue handles an RM's failed binding (SCHEDULING_FAILED_ON_RM): the
 // allocation goes back to pending under its key and is placed again
-// (Partition.Requeue). The release is not echoed to the RM. A report the
+// (Partition.Requeue), and so does one the scheduler released with its
+// node while the RM was binding it. The release is not echoed to the RM,
+// and one released with its node is not counted again. A report the
 // partition cannot apply (unknown application or key, an ask that is not
 // allocated, no key) changes nothing and is logged with its reason; it is
 // not answered as a rejected allocation, which the shim would take as
@@ -86,6 +93,7 @@ func (s *Service) rmRelease(p *partition.Partition, a *app.App, key string, tt s
 func (s *Service) requeue(rmID string, p *partition.Partition, r *si.AllocationRelease, now time.Time) {
 	var err error
 	var node string
+	var did partition.Requeued
 	allocated := false
 	if r.AllocationKey == "" {
 		err = fmt.Errorf("application %s: a failed binding needs an allocation key", r.ApplicationID)
@@ -95,7 +103,10 @@ func (s *Service) requeue(rmID string, p *partition.Partition, r *si.AllocationR
 				allocated, node = true, x.NodeID
 			}
 		}
-		err = p.Requeue(r.ApplicationID, r.AllocationKey, now)
+		if !allocated {
+			node, _ = p.Lost(r.ApplicationID, r.AllocationKey, now)
+		}
+		did, err = p.Requeue(r.ApplicationID, r.AllocationKey, now)
 	}
 	l := s.hooks.Logger
 	if err != nil {
@@ -111,7 +122,20 @@ func (s *Service) requeue(rmID string, p *partition.Partition, r *si.AllocationR
 			s.tally.queue(p.Name, a.QueuePath).Released++
 		}
 	}
-	if l != nil {
+	if l == nil {
+		return
+	}
+	switch did {
+	case partition.RequeuedLost:
+		l.Info("allocation released with its node: scheduling failed on the RM, back to pending", "rmID", rmID,
+			"partition", p.Name, "app", r.ApplicationID, "key", r.AllocationKey, "node", node, "message", r.Message)
+	case partition.RequeuedTimedOut:
+		l.Info("placeholder released with its node: scheduling failed on the RM, released for its gang's timeout",
+			"rmID", rmID, "partition", p.Name, "app", r.ApplicationID, "key", r.AllocationKey, "node", node)
+	case partition.RequeuedReleased:
+		l.Info("allocation removed: scheduling failed on the RM while it was being released", "rmID", rmID,
+			"partition", p.Name, "app", r.ApplicationID, "key", r.AllocationKey, "node", node, "message", r.Message)
+	default:
 		l.Info("allocation removed: scheduling failed on the RM, back to pending", "rmID", rmID, "partition", p.Name,
 			"app", r.ApplicationID, "key", r.AllocationKey, "node", node, "message", r.Message)
 	}

@@ -171,7 +171,7 @@ func TestSchedulingFailedOnRMMovesTotalsBack(t *testing.T) {
 	})
 	r.inspect(func(e *engine.Engine) {
 		p, _ := e.Partition("rm1", "default")
-		if err := p.Requeue("app1", "pod-1", r.clk.Now()); err != nil {
+		if _, err := p.Requeue("app1", "pod-1", r.clk.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.Verify(); err != nil {
@@ -222,7 +222,7 @@ func TestSchedulingFailedOnRMUnknownChangesNothing(t *testing.T) {
 			}
 		}
 		for _, k := range [][2]string{{"ghost", "pod-1"}, {"app1", "nope"}, {"app1", "big"}} {
-			if err := p.Requeue(k[0], k[1], r.clk.Now()); err == nil {
+			if _, err := p.Requeue(k[0], k[1], r.clk.Now()); err == nil {
 				t.Errorf("requeue %s/%s: want an error", k[0], k[1])
 			}
 		}

@@ -139,6 +139,20 @@ func (a *App) Replaced(group string) { a.taskGroup(group).Replaced++ }
 // TimedOut counts a timed-out placeholder of a task group.
 func (a *App) TimedOut(group string) { a.taskGroup(group).TimedOut++ }
 
+// PlaceholderBack undoes the counts of a placeholder of a task group that
+// came back as an ask after its removal counted it as timed out (its node
+// was removed while the RM was binding it): adding the ask counted it as
+// a new placeholder of the group, and it is neither.
+func (a *App) PlaceholderBack(group string) {
+	tg := a.taskGroup(group)
+	if tg.Count > 0 {
+		tg.Count--
+	}
+	if tg.TimedOut > 0 {
+		tg.TimedOut--
+	}
+}
+
 // Unlink returns real ask x, whose placeholder went away without a
 // confirmed replacement, to the pending asks.
 func (a *App) Unlink(x *Allocation) {

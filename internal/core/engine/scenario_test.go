@@ -480,7 +480,7 @@ func (s *scenario) do(line, heredoc string) {
 		if !ok {
 			return
 		}
-		s.lastErr = p.Requeue(pos[0], pos[1], s.now)
+		_, s.lastErr = p.Requeue(pos[0], pos[1], s.now)
 		if s.lastErr == nil {
 			delete(s.allocs, pos[0]+"/"+pos[1])
 		}

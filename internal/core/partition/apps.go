@@ -283,6 +283,9 @@ func (p *Partition) addAskTo(a *app.App, x *app.Allocation, now time.Time, h uin
 	if err != nil {
 		return err
 	}
+	if p.lost.n > 0 {
+		p.lost.drop(a.ID, x.Key) // the RM asks for the key again itself
+	}
 	p.leafOf(a).AddPending(a, &x.Res, m, x.Priority)
 	if a.PendingCount() == 1 {
 		// listed in its user's view from now; an application with asks
@@ -422,6 +425,9 @@ func (p *Partition) addAllocation(x *app.Allocation, now time.Time) error {
 	if err := a.AddAllocation(x); err != nil {
 		return err
 	}
+	if p.lost.n > 0 {
+		p.lost.drop(a.ID, x.Key) // the RM placed the key itself
+	}
 	n.AddAlloc(x)
 	p.markStale(n)
 	p.emitNode(event.Add, event.NodeAlloc, n.ID, x.Key, "", &x.Res, now)
@@ -469,8 +475,12 @@ func (p *Partition) unmarkRunning(a *app.App, leaf *queue.Queue) {
 }
 
 // Release removes an ask or allocation of an application at the RM's
-// request. It reports whether the key was known.
+// request. It reports whether the key was known. A key released with its
+// node is forgotten (lost.go).
 func (p *Partition) Release(appID, key string, now time.Time) bool {
+	if p.lost.n > 0 {
+		p.lost.drop(appID, key)
+	}
 	a, ok := p.apps[appID]
 	if !ok {
 		return false
@@ -658,6 +668,7 @@ func (p *Partition) RemoveApp(appID string, now time.Time) error {
 	p.users.RemoveApp(appID)
 	delete(p.gangTimers, appID)
 	p.releaseGangHolds(appID)
+	p.lost.dropApp(appID)
 	leaf.RemoveApp(a)
 	p.appLeft(a, leaf, now)
 	delete(p.apps, appID)

@@ -105,7 +105,9 @@ func (p *Partition) SetSchedulable(id string, schedulable bool) error {
 }
 
 // RemoveNode decommissions a node: every allocation on it is released and
-// reported to the RM, then the node is forgotten.
+// reported to the RM, then the node is forgotten. The allocations the RM
+// may still have been binding are remembered for a while (lost.go), so
+// that its report of a failed binding places them again (Requeue).
 func (p *Partition) RemoveNode(id string, now time.Time) error {
 	n, ok := p.nodes[id]
 	if !ok {
@@ -120,6 +122,7 @@ func (p *Partition) RemoveNode(id string, now time.Time) error {
 		if a == nil {
 			continue
 		}
+		p.rememberLost(x, id, now)
 		p.releaseAllocation(a, x.Key, Unknown, now)
 		p.Out.Released = append(p.Out.Released, Released{
 			Partition: p.Name, AppID: x.AppID, AllocationKey: x.Key, Termination: StoppedByRM, Message: msg,

@@ -28,6 +28,9 @@ type Released struct {
 	AllocationKey string
 	Termination   Termination
 	Message       string
+	// Again marks the release of an allocation whose release the RM was
+	// told of already (with its node): it is not counted a second time.
+	Again bool
 }
 
 // Rejected is a rejected request (application, node or allocation), with the

@@ -120,6 +120,9 @@ type Partition struct {
 	log *Loggers
 	// decisions are the last preemption decisions (explain.go).
 	decisions []PreemptDecision
+	// lost remembers the allocations released with their node for a
+	// while, for the RM's report that it could not bind one (lost.go).
+	lost lostAsks
 
 	Out Outbox
 	// Stats counts the partition's decisions.
@@ -257,6 +260,7 @@ func (p *Partition) retire(a *app.App, now time.Time) {
 		p.appLeft(a, q, now)
 	}
 	p.releaseGangHolds(a.ID)
+	p.lost.dropApp(a.ID)
 	delete(p.apps, a.ID)
 	delete(p.completing, a.ID)
 	p.done[a.ID] = doneApp{app: a, expires: now.Add(ExpireAfter)}

@@ -179,10 +179,10 @@ partitions:
 // every roll-up matches a recomputation, and no queue exceeds its max.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
 	leaves := []string{"root.p1.l1", "root.p1.l2", "root.p2.l3", "root.p2.l4"}
-	preempted, gangsRan, gangPreempted, requeued := false, false, false, false
+	preempted, gangsRan, gangPreempted, requeued, requeuedLost := false, false, false, false, false
 	defer func() {
-		if !t.Failed() && (!preempted || !gangsRan || !gangPreempted || !requeued) {
-			t.Errorf("the random runs never preempted (%v), never started a gang (%v), no gang preempted (%v) or no binding failed (%v): the invariants were not exercised", preempted, gangsRan, gangPreempted, requeued)
+		if !t.Failed() && (!preempted || !gangsRan || !gangPreempted || !requeued || !requeuedLost) {
+			t.Errorf("the random runs never preempted (%v), never started a gang (%v), no gang preempted (%v), no binding failed (%v) or none of an allocation released with its node (%v): the invariants were not exercised", preempted, gangsRan, gangPreempted, requeued, requeuedLost)
 		}
 	}()
 	for seed := uint64(1); seed <= seeds(); seed++ {
@@ -282,13 +282,23 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 					}
 					allocated := known && !x.Pending() && !x.Linked()
 					releasing := allocated && (x.ReplacedBy() != nil || x.Preempted)
+					_, lost := p.Lost(id, k, now)
 					told := len(p.Out.Released) + len(p.Out.Allocations)
-					err := p.Requeue(id, k, now)
+					did, err := p.Requeue(id, k, now)
+					if did == RequeuedTimedOut {
+						told++ // a lost placeholder of a timed-out gang
+					}
 					if len(p.Out.Released)+len(p.Out.Allocations) != told {
 						t.Fatalf("seed %d step %d: requeue %s/%s told the RM something", seed, step, id, k)
 					}
-					if allocated != (err == nil) {
-						t.Fatalf("seed %d step %d: requeue %s/%s (allocated %v): %v", seed, step, id, k, allocated, err)
+					if (allocated || lost) != (err == nil) {
+						t.Fatalf("seed %d step %d: requeue %s/%s (allocated %v, lost %v): %v", seed, step, id, k, allocated, lost, err)
+					}
+					if lost && did == RequeuedLost {
+						if y, ok := a.Allocation(k); !ok || !y.Pending() {
+							t.Fatalf("seed %d step %d: lost %s/%s is not pending again", seed, step, id, k)
+						}
+						requeuedLost = true
 					}
 					if allocated && !releasing {
 						if !x.Pending() || x.Avoid() == "" {

@@ -488,6 +488,7 @@ func (p *Partition) allocate(a *app.App, leaf *queue.Queue, x *app.Allocation, n
 // reports whether anything changed.
 func (p *Partition) Tick(now time.Time) bool {
 	changed := false
+	p.lost.expire(now)
 	var due []string
 	for id, deadline := range p.completing {
 		if !now.Before(deadline) {
@@ -496,6 +497,13 @@ func (p *Partition) Tick(now time.Time) bool {
 	}
 	sortStrings(due)
 	for _, id := range due {
+		if t := p.lost.latest(id); !t.IsZero() {
+			// an allocation of the application went with its node while
+			// the RM may still be binding it: the RM may yet ask for it
+			// again (Requeue), so the application waits for that
+			p.completing[id] = t
+			continue
+		}
 		delete(p.completing, id)
 		if a, ok := p.apps[id]; ok && a.State == app.Completing {
 			for _, ph := range sortedAllocs(a.Placeholders()) {

@@ -128,6 +128,7 @@ func (p *Partition) Verify() error {
 		bad("%d reserved nodes, %d reservations, %d gang holds, %d apps with a reservation", reservedNodes, len(p.reserved), p.gangHeldNodes(), len(p.appReserved))
 	}
 	p.verifyGangHolds(bad)
+	p.verifyLost(bad)
 	var walk func(q *queue.Queue) (resource.Vector, resource.Vector, int)
 	walk = func(q *queue.Queue) (resource.Vector, resource.Vector, int) {
 		al, pe, n := leafAlloc[q.Path], leafPend[q.Path], leafAsks[q.Path]

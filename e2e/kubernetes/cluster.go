@@ -53,6 +53,8 @@ type cluster struct {
 	restAddr string
 	// chart is the installed chart in chart mode (-deploy chart)
 	chart *chartInstall
+	// haRBAC: deploy/ha/rbac.yaml has been applied (chart mode)
+	haRBAC bool
 }
 
 func newCluster(o options, bin, work string) *cluster {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,7 +77,11 @@ func (c *cluster) installHA(ctx context.Context) (restore func(), err error) {
 	if _, err := cms.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
 		return nil, err
 	}
+	// the replicas run as the HA render's pods (its resources, affinity)
+	single := c.chart.deployments[sched.Name]
+	c.chart.deployments[sched.Name] = sched
 	restore = func() {
+		c.chart.deployments[sched.Name] = single
 		cm, err := cms.Get(context.Background(), schedulerDefaults, metav1.GetOptions{})
 		if err == nil {
 			cm.Data = before
@@ -86,9 +91,23 @@ func (c *cluster) installHA(ctx context.Context) (restore func(), err error) {
 			logf("   restoring %s: %v", schedulerDefaults, err)
 		}
 	}
+	sa := sched.Spec.Template.Spec.ServiceAccountName
+	if !c.haRBAC {
+		denied, err := c.leaseAccess(ctx, sa)
+		if err != nil {
+			restore()
+			return nil, err
+		}
+		logf("   without %s the chart's RBAC denies %s: %v", haRBAC, sa, denied)
+	}
 	if err := c.applyHARBAC(ctx); err != nil {
 		restore()
 		return nil, err
+	}
+	c.haRBAC = true
+	if denied, err := c.leaseAccess(ctx, sa); err != nil || len(denied) > 0 {
+		restore()
+		return nil, fmt.Errorf("with %s the chart's RBAC still denies %s: %v (%v)", haRBAC, sa, denied, err)
 	}
 	logf("   chart with %s: %s updated (%s=true), replicas kept apart; %s applied", haValues, schedulerDefaults, keyLeaderElection, haRBAC)
 	return restore, nil
@@ -161,4 +180,33 @@ func (h *haPair) checkRBAC() error {
 	}
 	logf("   RBAC: no request of the replicas refused (the chart's ServiceAccount with %s)", haRBAC)
 	return nil
+}
+
+// leaseAccess asks the API server (SubjectAccessReview) whether the
+// chart's ServiceAccount may do what a replica does: create its Lease,
+// get, list, watch and update it by name, and list pods for the settle.
+// It returns what is denied (nothing when all are allowed).
+func (c *cluster) leaseAccess(ctx context.Context, sa string) ([]string, error) {
+	user := "system:serviceaccount:" + shimNamespace + ":" + sa
+	groups := []string{"system:serviceaccounts", "system:serviceaccounts:" + shimNamespace, "system:authenticated"}
+	type ask struct{ group, resource, verb, name string }
+	asks := []ask{{"coordination.k8s.io", "leases", "create", ""}}
+	for _, v := range []string{"get", "list", "watch", "update"} {
+		asks = append(asks, ask{"coordination.k8s.io", "leases", v, haLease})
+	}
+	asks = append(asks, ask{"", "pods", "list", ""})
+	var denied []string
+	for _, a := range asks {
+		r, err := c.kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
+			User: user, Groups: groups,
+			ResourceAttributes: &authzv1.ResourceAttributes{Namespace: shimNamespace, Group: a.group, Resource: a.resource, Verb: a.verb, Name: a.name},
+		}}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if !r.Status.Allowed {
+			denied = append(denied, fmt.Sprintf("%s %s %s", a.verb, a.resource, a.name))
+		}
+	}
+	return denied, nil
 }

@@ -24,6 +24,7 @@ func init() {
 		scenario{"failover-crash", failoverCrashScenario},
 		scenario{"failover-graceful", failoverGracefulScenario},
 		scenario{"partition", partitionScenario},
+		scenario{"rolling-update", rollingUpdateScenario},
 		scenario{"standby-quiet", standbyQuietScenario},
 		scenario{"kube-scheduler-ha", kubeSchedulerHAScenario},
 	)

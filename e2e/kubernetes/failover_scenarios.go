@@ -33,6 +33,35 @@ func failoverGracefulScenario(ctx context.Context, c *cluster) error {
 	return failoverScenario(ctx, c, "fg", "graceful (SIGTERM)", func(r *haReplica) { r.p.term() }, nil)
 }
 
+// rollingUpdateScenario: a Deployment's rolling update of the pair during
+// a wave: the standby is replaced first (SIGTERM, a new replica that
+// starts while the leader binds, as a rollout's new pod does), then the
+// leader gets SIGTERM and the replica started mid-wave takes over.
+func rollingUpdateScenario(ctx context.Context, c *cluster) error {
+	return failoverScenario(ctx, c, "ru", "rolling update (SIGTERM)", func(r *haReplica) { r.p.term() }, nil)
+}
+
+// replaceStandby stops the standby of a pair (SIGTERM, as a rollout
+// replaces its pod), starts a new one and waits until it is hot.
+func (h *haPair) replaceStandby(ctx context.Context) error {
+	leader, err := h.liveLeader(ctx)
+	if err != nil {
+		return err
+	}
+	sb := h.other(leader)
+	h.setSupervised(sb, false)
+	sb.p.stop(30 * time.Second)
+	logf("   standby %s stopped (%v); starting its replacement during the wave", sb.identity, sb.p.err)
+	h.mu.Lock()
+	err = h.start(sb)
+	h.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	h.setSupervised(sb, true)
+	return h.waitHot(ctx, sb)
+}
+
 // failoverScenario runs a wave and a gang on a pair, does act to the
 // leader when a third of the wave is bound, measures the takeover, runs
 // after (when set) and checks the wave and the gang.
@@ -43,6 +72,9 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	}
 	defer h.stop()
 	w := c.haWave(id)
+	if id == "ru" {
+		w.held = 0.5
+	}
 	t, err := c.track(ctx, "wave="+w.id)
 	if err != nil {
 		return err
@@ -73,7 +105,24 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	if err := c.createWave(ctx, w); err != nil {
 		return err
 	}
-	if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
+	if w.held > 0 {
+		// the rollout: the standby is replaced while the leader runs the
+		// wave's first part; the rest comes once it is hot, so that the
+		// replica started mid-wave has pods to take over
+		if err := t.waitBound(ctx, (w.pods-w.heldBack())*2/3, c.o.waveWait, nil); err != nil {
+			return err
+		}
+		if err := h.replaceStandby(ctx); err != nil {
+			return err
+		}
+		if err := c.scaleWave(ctx, w); err != nil {
+			return err
+		}
+		logf("   %d more pods of the wave's Deployments created", w.heldBack())
+		if err := t.waitBound(ctx, t.boundCount()+w.heldBack()/5, c.o.waveWait, nil); err != nil {
+			return err
+		}
+	} else if err := t.waitBound(ctx, w.pods/3, c.o.waveWait, nil); err != nil {
 		return err
 	}
 	old, err := h.liveLeader(ctx)
@@ -88,8 +137,14 @@ func failoverScenario(ctx context.Context, c *cluster, id, what string, act func
 	}
 	h.setSupervised(old, false) // the scenario acts on it: no restart behind its back
 	bound := t.boundCount()
+	if left := w.pods - bound; left < w.pods/10 {
+		// waiting for a hot standby let the leader bind nearly all the
+		// wave: no takeover can be timed on it
+		return fmt.Errorf("void: only %d of %d pods left unbound at the act", left, w.pods)
+	}
 	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { act(old) })
 	if err != nil {
+		h.dumpCore(ctx, id)
 		return err
 	}
 	next := h.byIdentity(to.to)

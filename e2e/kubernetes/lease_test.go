@@ -31,3 +31,21 @@ func TestLostLease(t *testing.T) {
 		}
 	}
 }
+
+func TestWaveHeldBack(t *testing.T) {
+	w := wave{id: "ru", pods: 1000, namespaces: 10, held: 0.5}
+	if got := w.heldBack(); got != 400 {
+		t.Errorf("heldBack = %d, want 400 (half of 800 Deployment pods)", got)
+	}
+	if got := w.initial(80); got != 40 {
+		t.Errorf("initial(80) = %d, want 40", got)
+	}
+	w.held = 0
+	if got := w.heldBack(); got != 0 {
+		t.Errorf("heldBack without held = %d, want 0", got)
+	}
+	w = wave{id: "ru", pods: 7, namespaces: 2, held: 0.5}
+	if got := w.heldBack(); got != 3 {
+		t.Errorf("heldBack of 7 pods in 2 namespaces (4 and 3 Deployment pods) = %d, want 2+1", got)
+	}
+}

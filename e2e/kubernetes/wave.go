@@ -31,7 +31,23 @@ type wave struct {
 	scheduler  string
 	pods       int
 	namespaces int
+	// held, when above 0, is the share of each Deployment's replicas
+	// that createWave leaves out; scaleWave adds them later
+	held float64
 }
+
+// heldBack is how many of the wave's pods createWave leaves out.
+func (w wave) heldBack() int {
+	n := 0
+	for i := range w.namespaces {
+		d, _ := w.split(i)
+		n += d - w.initial(d)
+	}
+	return n
+}
+
+// initial is the replicas createWave gives a Deployment of deploy.
+func (w wave) initial(deploy int) int { return deploy - int(float64(deploy)*w.held) }
 
 func (w wave) namespace(i int) string { return fmt.Sprintf("%s-%02d", w.id, i) }
 
@@ -225,7 +241,7 @@ func (c *cluster) createWave(ctx context.Context, w wave) error {
 		deploy, job := w.split(i)
 		labels := map[string]string{"wave": w.id, "app": ns + "-d"}
 		if deploy > 0 {
-			r := int32(deploy)
+			r := int32(w.initial(deploy))
 			d := &appsv1.Deployment{
 				ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: ns},
 				Spec: appsv1.DeploymentSpec{
@@ -250,6 +266,22 @@ func (c *cluster) createWave(ctx context.Context, w wave) error {
 			}
 		}
 		return nil
+	})
+}
+
+// scaleWave gives every Deployment of a wave all its replicas (those
+// createWave held back).
+func (c *cluster) scaleWave(ctx context.Context, w wave) error {
+	return parallel(ctx, w.namespaces, 8, func(i int) error {
+		ns := w.namespace(i)
+		deploy, _ := w.split(i)
+		s, err := c.kube.AppsV1().Deployments(ns).GetScale(ctx, "d", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s.Spec.Replicas = int32(deploy)
+		_, err = c.kube.AppsV1().Deployments(ns).UpdateScale(ctx, "d", s, metav1.UpdateOptions{})
+		return err
 	})
 }
 

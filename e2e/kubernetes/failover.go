@@ -38,10 +38,11 @@ const keyLeaderElection = "paddock.leaderElection.enabled"
 
 // haSettings are the ConfigMap keys the replicas run with: the lease of
 // -lease, the shim's scheduling loop at 100 ms so that the applications
-// the new leader's shim hears accepted go on at once, and the shim's
-// client at 200 requests/s: at the upstream default (1,000) a new leader
-// binds hundreds of pods at once, each with its events, and its own Lease
-// renewals wait seconds behind them at the API server.
+// the new leader's shim hears accepted go on at once, the shim's client
+// at 200 requests/s (at the upstream default, 1,000, a new leader binds
+// hundreds of pods at once, each with its events, and its own Lease
+// renewals wait seconds behind them at the API server), and Paddock's
+// allocations to the shim at the pace it binds them.
 func haSettings(l leaseTimes) map[string]string {
 	return map[string]string{
 		keyLeaderElection:                      "true",
@@ -51,6 +52,11 @@ func haSettings(l leaseTimes) map[string]string {
 		"service.schedulingInterval":           "100ms",
 		"kubernetes.qps":                       "200",
 		"kubernetes.burst":                     "200",
+		// a bind costs the shim about four requests (the binding and
+		// its events): at 200 requests/s it binds about 50 pods/s, and
+		// allocations given faster wait as binds in flight, which a
+		// graceful stop must drain before it releases the Lease
+		"paddock.allocations.perSecond": "50",
 	}
 }
 

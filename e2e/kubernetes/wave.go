@@ -275,12 +275,10 @@ func (c *cluster) scaleWave(ctx context.Context, w wave) error {
 	return parallel(ctx, w.namespaces, 8, func(i int) error {
 		ns := w.namespace(i)
 		deploy, _ := w.split(i)
-		s, err := c.kube.AppsV1().Deployments(ns).GetScale(ctx, "d", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		s.Spec.Replicas = int32(deploy)
-		_, err = c.kube.AppsV1().Deployments(ns).UpdateScale(ctx, "d", s, metav1.UpdateOptions{})
+		// a merge patch of the replicas: no conflict with the controller's
+		// status writes, which an update of the read object would have
+		patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, deploy)
+		_, err := c.kube.AppsV1().Deployments(ns).Patch(ctx, "d", types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	})
 }

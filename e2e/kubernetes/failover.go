@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,7 @@ const keyLeaderElection = "paddock.leaderElection.enabled"
 // hundreds of pods at once, each with its events, and its own Lease
 // renewals wait seconds behind them at the API server), and Paddock's
 // allocations to the shim at the pace it binds them.
-func haSettings(l leaseTimes) map[string]string {
+func haSettings(l leaseTimes, pace int) map[string]string {
 	return map[string]string{
 		keyLeaderElection:                      "true",
 		"paddock.leaderElection.leaseDuration": l.duration.String(),
@@ -56,7 +57,7 @@ func haSettings(l leaseTimes) map[string]string {
 		// its events): at 200 requests/s it binds about 50 pods/s, and
 		// allocations given faster wait as binds in flight, which a
 		// graceful stop must drain before it releases the Lease
-		"paddock.allocations.perSecond": "50",
+		"paddock.allocations.perSecond": strconv.Itoa(pace),
 	}
 }
 
@@ -140,7 +141,7 @@ func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return nil, err
 	}
-	if err := c.patchShimConfig(ctx, haSettings(c.o.lease)); err != nil {
+	if err := c.patchShimConfig(ctx, haSettings(c.o.lease, c.o.haPace)); err != nil {
 		return nil, err
 	}
 	err := c.kube.CoordinationV1().Leases(shimNamespace).Delete(ctx, haLease, metav1.DeleteOptions{})

@@ -113,6 +113,11 @@ type haPair struct {
 	mu       sync.Mutex // the replicas' p, identity, starts and supervised
 	restarts []string   // "ha-b-1 (exit status 1)": replicas that exited unasked
 	restore  func()     // chart mode: puts the chart's ConfigMap back
+	// viaProxy: the replicas reach the API server through their proxies
+	// (to be cut off, or to have their writes counted); else directly,
+	// as kube-scheduler's pair does, so a takeover's requests pay no
+	// extra hop through the harness
+	viaProxy bool
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -120,7 +125,7 @@ type haPair struct {
 // startPair stops the single shim, writes the ConfigMap with haSettings,
 // starts replica a, waits until it leads, starts replica b and waits
 // until both list every node (b is a hot standby).
-func startPair(ctx context.Context, c *cluster) (*haPair, error) {
+func startPair(ctx context.Context, c *cluster, viaProxy bool) (*haPair, error) {
 	c.stop("shim")
 	if c.chart == nil {
 		if err := c.buildHA(ctx); err != nil {
@@ -130,7 +135,7 @@ func startPair(ctx context.Context, c *cluster) (*haPair, error) {
 	if err := c.ensureNamespace(ctx, shimNamespace); err != nil {
 		return nil, err
 	}
-	h := &haPair{c: c}
+	h := &haPair{c: c, viaProxy: viaProxy}
 	if c.chart != nil {
 		restore, err := c.installHA(ctx)
 		if err != nil {
@@ -257,7 +262,11 @@ func (h *haPair) start(r *haReplica) error {
 		p, err = h.startChartReplica(r)
 	} else {
 		var kc string
-		if kc, err = h.c.writeKubeconfig(r.name, r.proxy.url()); err != nil {
+		server := h.c.apiServer()
+		if h.viaProxy {
+			server = r.proxy.url()
+		}
+		if kc, err = h.c.writeKubeconfig(r.name, server); err != nil {
 			return err
 		}
 		env := []string{"KUBECONFIG=" + kc, "NAMESPACE=" + shimNamespace, "PADDOCK_REST_ADDR=" + r.rest,

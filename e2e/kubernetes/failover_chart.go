@@ -154,11 +154,15 @@ func (c *cluster) applyHARBAC(ctx context.Context) error {
 
 // startChartReplica runs replica r as a pod of the chart's scheduler
 // Deployment: its image, its ServiceAccount's token, the API server
-// reached through r's proxy, a REST port and a Lease identity of its own.
+// (through r's proxy when the pair goes through proxies), a REST port and
+// a Lease identity of its own.
 func (h *haPair) startChartReplica(r *haReplica) (*proc, error) {
-	_, port, err := net.SplitHostPort(r.proxy.addr)
-	if err != nil {
-		return nil, err
+	port := h.c.port(443)
+	if h.viaProxy {
+		var err error
+		if _, port, err = net.SplitHostPort(r.proxy.addr); err != nil {
+			return nil, err
+		}
 	}
 	return h.c.runChartPod(context.Background(), r.name, chartPods["shim"], "-"+r.name, map[string]string{
 		"KUBERNETES_SERVICE_PORT":          port,

@@ -66,7 +66,8 @@ func (h *haPair) replaceStandby(ctx context.Context) error {
 // leader when a third of the wave is bound, measures the takeover, runs
 // after (when set) and checks the wave and the gang.
 func failoverScenario(ctx context.Context, c *cluster, id, what string, act func(*haReplica), after func(h *haPair, old, next *haReplica) error) error {
-	h, err := startPair(ctx, c)
+	// only the partition needs the proxies (to cut the leader off)
+	h, err := startPair(ctx, c, id == "pt")
 	if err != nil {
 		return err
 	}
@@ -339,7 +340,7 @@ func lostLease(unasked []string, identity string) bool {
 // the API server but events (its Lease it only reads until it acquires
 // it); its CPU and memory are reported next to the leader's.
 func standbyQuietScenario(ctx context.Context, c *cluster) error {
-	h, err := startPair(ctx, c)
+	h, err := startPair(ctx, c, true) // the proxies count the writes
 	if err != nil {
 		return err
 	}

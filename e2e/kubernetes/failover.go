@@ -44,15 +44,15 @@ const keyLeaderElection = "paddock.leaderElection.enabled"
 // hundreds of pods at once, each with its events, and its own Lease
 // renewals wait seconds behind them at the API server), and Paddock's
 // allocations to the shim at the pace it binds them.
-func haSettings(l leaseTimes, pace int) map[string]string {
+func haSettings(l leaseTimes, qps, pace int) map[string]string {
 	return map[string]string{
 		keyLeaderElection:                      "true",
 		"paddock.leaderElection.leaseDuration": l.duration.String(),
 		"paddock.leaderElection.renewDeadline": l.renew.String(),
 		"paddock.leaderElection.retryPeriod":   l.retry.String(),
 		"service.schedulingInterval":           "100ms",
-		"kubernetes.qps":                       "200",
-		"kubernetes.burst":                     "200",
+		"kubernetes.qps":                       strconv.Itoa(qps),
+		"kubernetes.burst":                     strconv.Itoa(qps),
 		// a bind costs the shim about four requests (the binding and
 		// its events): at 200 requests/s it binds about 50 pods/s, and
 		// allocations given faster wait as binds in flight, which a
@@ -146,7 +146,7 @@ func startPair(ctx context.Context, c *cluster, viaProxy bool) (*haPair, error) 
 	if err := c.writeShimConfig(ctx, c.shimConf); err != nil {
 		return nil, err
 	}
-	if err := c.patchShimConfig(ctx, haSettings(c.o.lease, c.o.haPace)); err != nil {
+	if err := c.patchShimConfig(ctx, haSettings(c.o.lease, c.o.haQPS, c.o.haPace)); err != nil {
 		return nil, err
 	}
 	err := c.kube.CoordinationV1().Leases(shimNamespace).Delete(ctx, haLease, metav1.DeleteOptions{})

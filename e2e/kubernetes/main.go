@@ -56,6 +56,8 @@ type options struct {
 	lease leaseTimes
 	// haPace is Paddock's allocations a second to each HA replica's shim
 	haPace int
+	// haQPS is the HA replicas' shim client rate (kubernetes.qps and burst)
+	haQPS int
 }
 
 func main() {
@@ -91,6 +93,7 @@ func main() {
 	flag.IntVar(&o.streams, "http2-streams", 0, "kube-apiserver --http2-max-streams-per-connection (0: its default, 100 streams, past which a client dials a new TLS connection per waiting request)")
 	flag.DurationVar(&o.waveWait, "wave-timeout", 15*time.Minute, "longest a wave may take to be bound")
 	o.lease = paddockLease
+	flag.IntVar(&o.haQPS, "ha-qps", 200, "the failover scenarios' kubernetes.qps and kubernetes.burst of the shim")
 	flag.IntVar(&o.haPace, "ha-pace", 50, "the failover scenarios' paddock.allocations.perSecond: about a quarter of their shim's 200 requests/s, the pace it binds at")
 	flag.Var(&o.lease, "lease", "the failover scenarios' Lease: duration,renewDeadline,retryPeriod (kube-scheduler-ha runs its second pair on it too)")
 	flag.BoolVar(&o.skipBuild, "no-build", false, "use the programs in the cache as they are")
@@ -113,6 +116,9 @@ func main() {
 func validate(o options) error {
 	if o.nodes < 1 || o.pods < 1 || o.namespaces < 1 {
 		return fmt.Errorf("-nodes, -pods and -namespaces must be positive")
+	}
+	if o.haQPS <= 0 {
+		return fmt.Errorf("-ha-qps must be above 0, got %d", o.haQPS)
 	}
 	if o.haPace < 0 {
 		return fmt.Errorf("-ha-pace must be 0 (no bound) or more, got %d", o.haPace)

@@ -24,13 +24,13 @@ func (c *cluster) haWave(id string) wave {
 // bound; the standby takes over once the lease expires. A gang created
 // before the kill checks that no placeholder is made twice.
 func failoverCrashScenario(ctx context.Context, c *cluster) error {
-	return failoverScenario(ctx, c, "fc", "crash (SIGKILL)", func(r *haReplica) { r.p.crash() }, nil)
+	return failoverScenario(ctx, c, failover{id: "fc", what: "crash (SIGKILL)", act: func(r *haReplica) { r.p.crash() }})
 }
 
 // failoverGracefulScenario: SIGTERM the leader, as a rolling update does;
 // it fences, releases the lease and exits 0.
 func failoverGracefulScenario(ctx context.Context, c *cluster) error {
-	return failoverScenario(ctx, c, "fg", "graceful (SIGTERM)", func(r *haReplica) { r.p.term() }, nil)
+	return failoverScenario(ctx, c, failover{id: "fg", what: "graceful (SIGTERM)", act: func(r *haReplica) { r.p.term() }})
 }
 
 // rollingUpdateScenario: a Deployment's rolling update of the pair during
@@ -38,7 +38,7 @@ func failoverGracefulScenario(ctx context.Context, c *cluster) error {
 // starts while the leader binds, as a rollout's new pod does), then the
 // leader gets SIGTERM and the replica started mid-wave takes over.
 func rollingUpdateScenario(ctx context.Context, c *cluster) error {
-	return failoverScenario(ctx, c, "ru", "rolling update (SIGTERM)", func(r *haReplica) { r.p.term() }, nil)
+	return failoverScenario(ctx, c, failover{id: "ru", what: "rolling update (SIGTERM)", act: func(r *haReplica) { r.p.term() }, held: 0.5})
 }
 
 // replaceStandby stops the standby of a pair (SIGTERM, as a rollout
@@ -62,20 +62,32 @@ func (h *haPair) replaceStandby(ctx context.Context) error {
 	return h.waitHot(ctx, sb)
 }
 
+// failover is one failover scenario's shape.
+type failover struct {
+	id, what string // the wave's id; the act, as the log names it
+	act      func(*haReplica)
+	// after, when set, replaces the default aftermath (the old leader
+	// exits and comes back as a standby)
+	after func(h *haPair, old, next *haReplica) error
+	// held: the share of the wave's Deployment pods held back until the
+	// standby has been replaced mid-wave (a rollout); 0 for none
+	held float64
+	// viaProxy: the replicas go through the harness's proxies (to be cut)
+	viaProxy bool
+}
+
 // failoverScenario runs a wave and a gang on a pair, does act to the
 // leader when a third of the wave is bound, measures the takeover, runs
 // after (when set) and checks the wave and the gang.
-func failoverScenario(ctx context.Context, c *cluster, id, what string, act func(*haReplica), after func(h *haPair, old, next *haReplica) error) error {
-	// only the partition needs the proxies (to cut the leader off)
-	h, err := startPair(ctx, c, id == "pt")
+func failoverScenario(ctx context.Context, c *cluster, f failover) error {
+	id, what, act, after := f.id, f.what, f.act, f.after
+	h, err := startPair(ctx, c, f.viaProxy)
 	if err != nil {
 		return err
 	}
 	defer h.stop()
 	w := c.haWave(id)
-	if id == "ru" {
-		w.held = 0.5
-	}
+	w.held = f.held
 	t, err := c.track(ctx, "wave="+w.id)
 	if err != nil {
 		return err
@@ -285,7 +297,7 @@ func (p *proc) wait(d time.Duration) error {
 // exit, comes back as a standby.
 func partitionScenario(ctx context.Context, c *cluster) error {
 	cut := func(r *haReplica) { r.proxy.partition(true) }
-	return failoverScenario(ctx, c, "pt", "cut off", cut, func(h *haPair, old, next *haReplica) error {
+	return failoverScenario(ctx, c, failover{id: "pt", what: "cut off", act: cut, viaProxy: true, after: func(h *haPair, old, next *haReplica) error {
 		// the cut leader fenced itself at its renew deadline and exits 1
 		if err := old.p.wait(30 * time.Second); err != nil {
 			return fmt.Errorf("the cut-off leader did not exit: %w", err)
@@ -322,7 +334,7 @@ func partitionScenario(ctx context.Context, c *cluster) error {
 			return fmt.Errorf("after the heal the lease is held by %q, want %s (which did not lose it)", id, next.identity)
 		}
 		return nil
-	})
+	}})
 }
 
 // lostLease reports whether identity is among the replicas that exited by

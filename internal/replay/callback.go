@@ -58,16 +58,20 @@ func (c *recorder) UpdateAllocation(r *si.AllocationResponse) error {
 		if t == nil || t.allocAt < 0 {
 			continue
 		}
+		s.leave(t)
+		s.stats.running--
+		if preempted {
+			// back to the pending queue, as Borg does (requeue.go)
+			s.decision("preempted", t.key, t.node)
+			s.requeuePreempted(t, s.now)
+			continue
+		}
 		// the scheduler took it away (its node went): the trace resubmits
 		// what it wants to run again
-		s.leave(t)
 		t.allocAt = -1
 		t.sent = false
 		delete(s.byKey, t.key)
-		s.stats.running--
-		if !preempted {
-			s.stats.Lost++
-		}
+		s.stats.Lost++
 		s.decision("lost", t.key, t.node)
 	}
 	for _, rej := range r.RejectedAllocations {

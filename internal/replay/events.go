@@ -2,7 +2,6 @@ package replay
 
 import (
 	"container/heap"
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -149,11 +148,10 @@ func (s *sim) task(e borg.TaskEvent, now time.Duration) {
 			s.tasks[id] = t
 		}
 		t.traceSubmit = now
-		t.gen++
 		t.tier = tierOf(s.traceVersion2019(), e.Priority)
 		t.app = s.app(e.JobID, e.User, t.tier)
-		t.job, t.user = e.JobID, e.User
-		t.key = fmt.Sprintf("%d-%d-%d", e.JobID, e.TaskIndex, t.gen)
+		t.job, t.index, t.user = e.JobID, e.TaskIndex, e.User
+		t.nextGen()
 		t.submit, t.traceRun, t.duration, t.ended, t.allocAt, t.node = now, -1, -1, false, -1, ""
 		t.cpu, t.mem, t.prio = e.CPURequest, e.MemRequest, e.Priority
 		t.spread = e.DifferentMachines

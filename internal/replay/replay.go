@@ -233,6 +233,7 @@ type task struct {
 	key    string
 	app    string
 	job    int64
+	index  int64  // the task's index in its job
 	user   string // the trace's user of the submission, "" none
 	tier   int
 	submit time.Duration // trace time of the current submission

@@ -49,7 +49,8 @@ type Summary struct {
 	Cycles, Skipped int
 
 	// Preempted counts allocations the scheduler released as preempted
-	// (PREEMPTED_BY_SCHEDULER); they are not in Lost.
+	// (PREEMPTED_BY_SCHEDULER); they are not in Lost: each is asked for
+	// again (requeue.go) and counts in Submitted.
 	Preempted int
 
 	// Delays per tier (index into Tiers) and overall, ours and the trace's.
@@ -285,7 +286,7 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "tasks          %d running at trace start recovered, %d submitted, %d scheduled, %d pending at end, %d withdrawn while pending, %d lost with their node\n",
 		s.Recovered, s.Submitted, s.Scheduled, s.PendingAtEnd, s.Withdrawn, s.Lost)
 	if s.Preempted > 0 {
-		fmt.Fprintf(&b, "preempted      %d allocations preempted by the scheduler\n", s.Preempted)
+		fmt.Fprintf(&b, "preempted      %d allocations preempted by the scheduler, each asked for again\n", s.Preempted)
 	}
 	if s.RejectedAsks+s.RejectedApps+s.RejectedRecoveries > 0 {
 		fmt.Fprintf(&b, "rejected       %d asks (%d of them recoveries), %d applications\n", s.RejectedAsks, s.RejectedRecoveries, s.RejectedApps)

@@ -410,3 +410,56 @@ func TestLostBounded(t *testing.T) {
 	}
 	mustVerify(t, p)
 }
+
+// A placeholder the gang's timeout released while the RM was binding it:
+// the RM's failed binding completes the release (the RM already heard
+// TIMEOUT and removes the pod) instead of bringing the placeholder back as
+// a pending ask that a timed-out gang never places and that would keep
+// its application from completing.
+func TestTimedOutPlaceholderNotRequeued(t *testing.T) {
+	p := mustPartition(t, deepTree)
+	_ = p.AddNode("n1", vec(4000, 8<<30), resource.Vector{}, nil, true)
+	if err := p.AddApp(AppRequest{ID: "gang", Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
+		ExecutionTimeout: time.Minute}, t0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("ph", i), AppID: "gang", Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.Schedule(t0); got != 2 {
+		t.Fatalf("placed %d placeholders, want 2", got)
+	}
+	p.Out.Take()
+	now := t0.Add(2 * time.Minute)
+	p.Tick(now)
+	a, _ := p.App("gang")
+	if !a.GangTimedOut {
+		t.Fatal("the gang did not time out")
+	}
+	if out := p.Out.Take(); len(out.Released) != 2 || out.Released[0].Termination != Timeout {
+		t.Fatalf("released at the timeout %+v, want both placeholders with TIMEOUT", out.Released)
+	}
+	did, err := p.Requeue("gang", "ph0", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if did != RequeuedReleased {
+		t.Errorf("requeue %v, want the release completed (%v)", did, RequeuedReleased)
+	}
+	if x, ok := a.Allocation("ph0"); ok {
+		t.Errorf("ph0 still known after its failed binding: pending %v", x.Pending())
+	}
+	if out := p.Out.Take(); len(out.Released) != 0 || len(out.Allocations) != 0 {
+		t.Errorf("the RM was told again: released %+v, allocations %+v", out.Released, out.Allocations)
+	}
+	n, _ := p.Node("n1")
+	if got := n.Allocated; got != vec(1000, 1<<29) {
+		t.Errorf("n1 allocated %v, want only ph1's %v until the RM confirms it", got, vec(1000, 1<<29))
+	}
+	if p.Schedule(now) != 0 {
+		t.Error("something was placed after the timed-out gang's failed binding")
+	}
+	mustVerify(t, p)
+}

@@ -281,7 +281,7 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 						x, known = a.Allocation(k)
 					}
 					allocated := known && !x.Pending() && !x.Linked()
-					releasing := allocated && (x.ReplacedBy() != nil || x.Preempted)
+					releasing := allocated && (x.ReplacedBy() != nil || x.Preempted || x.Released)
 					_, lost := p.Lost(id, k, now)
 					told := len(p.Out.Released) + len(p.Out.Allocations)
 					did, err := p.Requeue(id, k, now)

@@ -58,7 +58,9 @@ const (
 // An allocation the scheduler is already taking away is not requeued: for a
 // placeholder whose replacement is in flight the failed binding completes
 // its release and the real ask linked to it waits for a node again; for a
-// preemption victim it confirms the preemption. An unknown application or
+// preemption victim it confirms the preemption; for a placeholder released
+// for its gang's timeout (or its application's end) it completes that
+// release, which the RM has already been told of. An unknown application or
 // key, an ask that is still pending, or a real ask waiting for its
 // placeholder's swap (not yet sent to the RM) is an error and changes
 // nothing.
@@ -73,7 +75,7 @@ func (p *Partition) Requeue(appID, key string, now time.Time) (Requeued, error) 
 	if x.Pending() || x.Linked() {
 		return 0, fmt.Errorf("allocation %s: not allocated", key)
 	}
-	if x.ReplacedBy() != nil || x.Preempted {
+	if x.ReplacedBy() != nil || x.Preempted || x.Released {
 		p.releaseAllocation(a, key, StoppedByRM, now)
 		return RequeuedReleased, nil
 	}

@@ -32,6 +32,8 @@ type replayFlags struct {
 	reserveAfter      *time.Duration
 	schedRate         *float64
 	schedBurst        *float64
+	classRate         *float64
+	classBurst        *float64
 	quiet             *bool
 }
 
@@ -58,6 +60,8 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 		reserveAfter:    fs.Duration("reserve-after", 0, fmt.Sprintf("reclaim model: how long a non-prod task is charged its full request after its placement before its -reserve-cpu/-reserve-mem share, as Borg's reservation starts at the limit (Borg's: %s; 0, the default: the share from the start)", replay.BorgReserveAfter)),
 		schedRate:       fs.Float64("sched-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput, asks per second of trace time let through to it, highest priority first (0: the default, %g on 2011 traces, none on 2019 ones; negative: no limit)", replay.DefaultSchedRate)),
 		schedBurst:      fs.Float64("sched-burst", 0, fmt.Sprintf("reclaim model: how many asks the scheduler takes at once after a quiet spell (0: the default, %g)", replay.DefaultSchedBurst)),
+		classRate:       fs.Float64("class-rate", 0, fmt.Sprintf("reclaim model: the scheduler's throughput in equivalence classes (a job's tasks with the same request) per second of trace time, on top of -sched-rate (0: the default, %g on 2011 traces, none on 2019 ones; negative: no limit)", replay.DefaultClassRate)),
+		classBurst:      fs.Float64("class-burst", 0, fmt.Sprintf("reclaim model: how many equivalence classes the scheduler takes at once after a quiet spell (0: the default, %g)", replay.DefaultClassBurst)),
 		latency:         fs.Duration("submit-latency", 0, fmt.Sprintf("how long a submitted task takes to reach the scheduler (0: the model's default, reclaim %s, limits none; negative: none)", replay.DefaultSubmitLatency)),
 	}
 }
@@ -67,7 +71,7 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 func (f *replayFlags) options(cmd string, stderr io.Writer) (replay.Options, int) {
 	opts := replay.Options{Trace: *f.trace, Warmup: *f.warmup, Interval: *f.interval, CPUOvercommit: *f.overcommit, MemOvercommit: *f.memOvercommit,
 		ProdReservation:    replay.Reservation{CPU: *f.prodCPU, Mem: *f.prodMem},
-		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax, SchedRate: *f.schedRate, SchedBurst: *f.schedBurst, ReserveAfter: *f.reserveAfter}
+		NonProdReservation: replay.Reservation{CPU: *f.reserveCPU, Mem: *f.reserveMem}, SubmitLatency: *f.latency, TaskLatency: *f.taskLatency, ProdTaskLatency: *f.prodTaskLatency, TailP90: *f.tailP90, TailMax: *f.tailMax, SchedRate: *f.schedRate, SchedBurst: *f.schedBurst, ClassRate: *f.classRate, ClassBurst: *f.classBurst, ReserveAfter: *f.reserveAfter}
 	var err error
 	if opts.TailTiers, err = replay.ParseTiers(*f.tailTiers); err != nil {
 		fmt.Fprintf(stderr, "paddock %s: -tail-tiers: %v\n", cmd, err)

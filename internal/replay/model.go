@@ -173,6 +173,13 @@ func (o *Options) setModelDefaults() {
 			o.SchedBurst = DefaultSchedBurst
 		}
 		o.SchedBurst = max(1, o.SchedBurst)
+		if o.ClassRate == 0 {
+			o.ClassRate = DefaultClassRate
+		}
+		if o.ClassBurst <= 0 {
+			o.ClassBurst = DefaultClassBurst
+		}
+		o.ClassBurst = max(1, o.ClassBurst)
 		o.setTailDefaults()
 	}
 	if o.MemOvercommit <= 0 {
@@ -199,7 +206,11 @@ func (o *Options) ModelString() string {
 	}
 	rate := "no throughput limit"
 	if o.SchedRate > 0 {
-		rate = fmt.Sprintf("at most %g asks/s (bursts of %g), highest priority first", o.SchedRate, o.SchedBurst)
+		rate = fmt.Sprintf("at most %g asks/s (bursts of %g)", o.SchedRate, o.SchedBurst)
+		if o.ClassRate > 0 {
+			rate += fmt.Sprintf(" and %g classes of a job's like tasks/s (bursts of %g)", o.ClassRate, o.ClassBurst)
+		}
+		rate += ", highest priority first"
 	}
 	start := "from the start"
 	if o.ReserveAfter > 0 {

@@ -177,6 +177,14 @@ type Options struct {
 	// SchedBurst is how many asks the scheduler can take at once after a
 	// quiet spell (the default DefaultSchedBurst; at least one).
 	SchedBurst float64
+	// ClassRate is the scheduler's throughput in equivalence classes (a
+	// job's tasks with the same request) a second of trace time, on top of
+	// SchedRate (classes.go; 0: DefaultClassRate on 2011 traces, no limit
+	// on 2019 ones; negative: no limit). It applies only with SchedRate.
+	ClassRate float64
+	// ClassBurst is how many classes the scheduler takes at once after a
+	// quiet spell (the default DefaultClassBurst; at least one).
+	ClassBurst float64
 	// Seed varies the model's random draws (the latency tail's): the draw
 	// of a task is a function of its ask key and Seed, so the same seed
 	// gives the same decisions. Seed 0 is the replay's default draw.
@@ -319,6 +327,7 @@ type sim struct {
 	readyQ       []readyAsk    // asks waiting for the scheduler's throughput
 	lastDispatch time.Duration // the cycle that last let ready asks through
 	tokens       float64       // the throughput available now, in asks
+	classTokens  float64       // and in equivalence classes (classes.go)
 	tokensSet    bool
 }
 
@@ -353,8 +362,14 @@ func Run(opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.SchedRate == 0 && tr.Format() == borg.Format2019 {
-		opts.SchedRate = -1 // the default throughput is the 2011 cell's (throughput.go)
+	if tr.Format() == borg.Format2019 {
+		// the default throughput is the 2011 cell's (throughput.go)
+		if opts.SchedRate == 0 {
+			opts.SchedRate = -1
+		}
+		if opts.ClassRate == 0 {
+			opts.ClassRate = -1
+		}
 	}
 	opts.setModelDefaults()
 	if opts.Sample <= 0 {

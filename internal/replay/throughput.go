@@ -84,6 +84,10 @@ func (s *sim) dispatch(at time.Duration) {
 	if len(live) == 0 {
 		return
 	}
+	if s.opts.ClassRate > 0 {
+		s.readyQ = s.takeByClass(live, prev, at)
+		return
+	}
 	n := int(s.tokens)
 	if n >= len(live) {
 		for _, r := range live {
@@ -110,9 +114,10 @@ func (s *sim) dispatch(at time.Duration) {
 // tokens, up to the burst.
 func (s *sim) refill(at time.Duration) {
 	if !s.tokensSet {
-		s.tokens, s.tokensSet = s.opts.SchedBurst, true
+		s.tokens, s.classTokens, s.tokensSet = s.opts.SchedBurst, s.opts.ClassBurst, true
 	}
 	s.tokens = min(s.opts.SchedBurst, s.tokens+s.opts.SchedRate*(at-s.lastDispatch).Seconds())
+	s.classTokens = min(s.opts.ClassBurst, s.classTokens+s.opts.ClassRate*(at-s.lastDispatch).Seconds())
 	s.lastDispatch = at
 }
 
@@ -137,17 +142,27 @@ func (s *sim) release(r readyAsk, at time.Duration) {
 	s.queueAsk(t, max(at, r.at))
 }
 
-// pickRoundRobin chooses n of the asks: priorities from the highest, and
-// within one, one ask per job in turn (jobs in the order of their first
-// ready ask). It returns which asks, by index.
+// pickRoundRobin chooses n of the asks: the first n in orderRoundRobin's
+// order. It returns which asks, by index.
 func pickRoundRobin(asks []readyAsk, n int) []bool {
+	pick := make([]bool, len(asks))
+	for _, i := range orderRoundRobin(asks)[:min(n, len(asks))] {
+		pick[i] = true
+	}
+	return pick
+}
+
+// orderRoundRobin orders the asks as the scheduler takes them: priorities
+// from the highest, and within one, one ask per job in turn (jobs in the
+// order of their first ready ask). It returns the asks' indexes.
+func orderRoundRobin(asks []readyAsk) []int {
 	idx := make([]int, len(asks))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(asks[b].t.prio, asks[a].t.prio) })
-	pick := make([]bool, len(asks))
-	for lo := 0; lo < len(idx) && n > 0; {
+	order := make([]int, 0, len(asks))
+	for lo := 0; lo < len(idx); {
 		hi := lo
 		for hi < len(idx) && asks[idx[hi]].t.prio == asks[idx[lo]].t.prio {
 			hi++
@@ -162,12 +177,11 @@ func pickRoundRobin(asks []readyAsk, n int) []bool {
 			}
 			per[j] = append(per[j], i)
 		}
-		for round := 0; n > 0; round++ {
+		for round := 0; ; round++ {
 			took := false
 			for _, j := range jobs {
-				if round < len(per[j]) && n > 0 {
-					pick[per[j][round]] = true
-					n--
+				if round < len(per[j]) {
+					order = append(order, per[j][round])
 					took = true
 				}
 			}
@@ -177,5 +191,5 @@ func pickRoundRobin(asks []readyAsk, n int) []bool {
 		}
 		lo = hi
 	}
-	return pick
+	return order
 }

@@ -31,7 +31,9 @@ import (
 // Both constants are read off the calibration shards' placement counts,
 // not fitted to their delays: SchedRate is the rate of the busiest 80 s
 // (parts 0-1: 7,890 SCHEDULE events, 99/s), SchedBurst the busiest 10 s
-// less 10 s of that rate (3,172 - 990). The trace's counts are a lower
+// from a multiple of 10 s of trace time less 10 s of that rate
+// (3,172 - 990). A second bucket counts the same work in equivalence
+// classes (classes.go). The trace's counts are a lower
 // bound on what Borg could place (it placed what was asked), so the rate
 // is the cell's demonstrated throughput, not its capacity. Parts 2-3 give
 // 136/s and 1,700 the same way. docs/replay.md gives the results of both and

@@ -58,12 +58,14 @@ type Reservation struct {
 // memory because it is compressible: a task that needs more CPU than its
 // machine has left is throttled, one that needs more memory is killed
 // (Verma et al. 2015, §6.2), so an estimate may cut CPU closer.
-// Assumptions, not measurements (see Model): the largest tenths that keep
-// every tier with over 1,000 tasks within 3x of the trace's p50 and p90
-// on every bundled 2011 window (with 0.7 of the CPU request, the window
-// from 30 to 90 minutes queues two jobs of 2,100 batch tasks for minutes,
-// batch p90 37 s against the trace's 5 s, as the cell sits at 98% of its
-// CPU charged; 0.6 leaves it at 93%).
+// Assumptions, not measurements (see Model): by the rule of docs/replay.md
+// ("Windows"), the largest tenths, CPU first, then memory, that keep every
+// tier with over 1,000 tasks within 3x of the trace's p50 and p90 on
+// parts 0-1, part 0 and part 1 of the 2011 cell without taking a tier's
+// p99 more than 3x further from the trace's: with 0.7 of the CPU request
+// free's p90 on parts 0-1 is 34 s against 5 s, the cell charged near its
+// whole CPU; with 0.8 of the memory request batch's p99 there is 6m2s
+// against 40 s (13 s at 0.7).
 var (
 	DefaultProdReservation    = Reservation{CPU: 1, Mem: 1}
 	DefaultNonProdReservation = Reservation{CPU: 0.6, Mem: 0.7}

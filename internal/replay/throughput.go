@@ -158,40 +158,38 @@ func pickRoundRobin(asks []readyAsk, n int) []bool {
 // from the highest, and within one, one ask per job in turn (jobs in the
 // order of their first ready ask). It returns the asks' indexes.
 func orderRoundRobin(asks []readyAsk) []int {
-	idx := make([]int, len(asks))
-	for i := range idx {
-		idx[i] = i
+	// an ask's place: its priority, then its turn (how many asks of its
+	// job and priority come before it), then its job's first ask
+	type jobPrio struct {
+		job  int64
+		prio int32
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(asks[b].t.prio, asks[a].t.prio) })
-	order := make([]int, 0, len(asks))
-	for lo := 0; lo < len(idx); {
-		hi := lo
-		for hi < len(idx) && asks[idx[hi]].t.prio == asks[idx[lo]].t.prio {
-			hi++
+	type seen struct{ first, n int }
+	turn := make([]int, len(asks))
+	rank := make([]int, len(asks))
+	jobs := make(map[jobPrio]*seen)
+	for i, r := range asks {
+		k := jobPrio{r.t.job, r.t.prio}
+		j := jobs[k]
+		if j == nil {
+			j = &seen{first: i}
+			jobs[k] = j
 		}
-		// the jobs of this priority, each with its asks in order
-		var jobs []int64
-		per := map[int64][]int{}
-		for _, i := range idx[lo:hi] {
-			j := asks[i].t.job
-			if _, ok := per[j]; !ok {
-				jobs = append(jobs, j)
-			}
-			per[j] = append(per[j], i)
-		}
-		for round := 0; ; round++ {
-			took := false
-			for _, j := range jobs {
-				if round < len(per[j]) {
-					order = append(order, per[j][round])
-					took = true
-				}
-			}
-			if !took {
-				break
-			}
-		}
-		lo = hi
+		turn[i], rank[i] = j.n, j.first
+		j.n++
 	}
+	order := make([]int, len(asks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(asks[b].t.prio, asks[a].t.prio); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(turn[a], turn[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(rank[a], rank[b])
+	})
 	return order
 }

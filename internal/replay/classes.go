@@ -13,7 +13,7 @@ import "time"
 // costs it about as much as one task, while 2,000 tasks of 100 jobs, such
 // as the free tasks a burst of preemptions sends back to the pending
 // queue, cost it 100 times as much. The trace shows the two apart: Borg
-// places a fresh job of 1,000 to 2,785 free tasks within one second, and
+// places a fresh job of 1,000 to 2,000 free tasks within one second, and
 // takes 15 s (median) to place again the free tasks evicted in a burst.
 //
 // The model counts that work as a second token bucket beside the asks'

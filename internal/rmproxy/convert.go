@@ -64,9 +64,7 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 		// never registered) is logged, not answered, as the reference
 		// does: a rejection would count as a failed node in the health
 		// check for what is a late update of a node that is gone
-		if l := s.hooks.Logger; l != nil {
-			l.Warn("update of an unknown node ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
-		}
+		s.warnIgnored("update of an unknown node ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
 		return nil
 	}
 	switch n.Action {
@@ -98,9 +96,7 @@ func (s *Service) applyNode(rmID string, n *si.NodeInfo, now time.Time) error {
 	}
 	// the node is fine: answering "rejected" would make the shim mark a
 	// healthy node rejected; the reference only logs it
-	if l := s.hooks.Logger; l != nil {
-		l.Warn("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
-	}
+	s.warnIgnored("unknown node action ignored", "rmID", rmID, "node", n.NodeID, "action", n.Action.String())
 	return nil
 }
 

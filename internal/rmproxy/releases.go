@@ -108,14 +108,12 @@ func (s *Service) requeue(rmID string, p *partition.Partition, r *si.AllocationR
 		}
 		did, err = p.Requeue(r.ApplicationID, r.AllocationKey, now)
 	}
-	l := s.hooks.Logger
 	if err != nil {
-		if l != nil {
-			l.Warn("failed binding ignored", "rmID", rmID, "partition", p.Name, "app", r.ApplicationID,
-				"key", r.AllocationKey, "reason", err.Error())
-		}
+		s.warnIgnored("failed binding ignored", "rmID", rmID, "partition", p.Name, "app", r.ApplicationID,
+			"key", r.AllocationKey, "reason", err.Error())
 		return
 	}
+	l := s.hooks.Logger
 	if allocated && s.counting() {
 		s.tally.Released++
 		if a, ok := p.App(r.ApplicationID); ok {

@@ -59,6 +59,8 @@ type Service struct {
 
 	// owned by the service goroutine
 	noReserve bool // reservations off (SetReservations)
+	// ignored bounds the warnings about ignored input (ignored.go)
+	ignored   map[string]*ignoredKind
 	callbacks map[string]api.ResourceManagerCallback
 	// couriers deliver each RM's callbacks (courier.go); none on a manual
 	// service. stallAfter and stopWait are StallAfter and StopWait

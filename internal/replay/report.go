@@ -101,7 +101,7 @@ func SplitHTML(s *Summary) string {
 		}
 	}
 	b.WriteString("</tbody></table>")
-	b.WriteString("<p class=\"note\">Modelled latency: from the task&#39;s submission in the trace to its ask reaching Paddock (the resource model&#39;s submission latency and drawn tail; on 2019 traces the batch scheduler&#39;s queueing). Scheduler&#39;s own wait: from there to the cycle that placed it. Their sum is the delay compared with the trace&#39;s above; only the scheduler&#39;s wait is Paddock&#39;s.</p>")
+	b.WriteString("<p class=\"note\">Modelled latency: from the task&#39;s submission in the trace to its ask reaching Paddock (the resource model&#39;s submission latency and drawn tail, the wait for Borg&#39;s throughput in tasks and in classes of like tasks; on 2019 traces the batch scheduler&#39;s queueing). Scheduler&#39;s own wait: from there to the cycle that placed it. Their sum is the delay compared with the trace&#39;s above; only the scheduler&#39;s wait is Paddock&#39;s.</p>")
 	return b.String()
 }
 

@@ -148,7 +148,7 @@ func (s *sim) release(r readyAsk, at time.Duration) {
 // order. It returns which asks, by index.
 func pickRoundRobin(asks []readyAsk, n int) []bool {
 	pick := make([]bool, len(asks))
-	for _, i := range orderRoundRobin(asks)[:min(n, len(asks))] {
+	for _, i := range orderRoundRobin(asks)[:max(0, min(n, len(asks)))] {
 		pick[i] = true
 	}
 	return pick

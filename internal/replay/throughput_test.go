@@ -74,6 +74,9 @@ func TestPickRoundRobin(t *testing.T) {
 	if got := pickRoundRobin(asks, 10); slices.Contains(got, false) {
 		t.Errorf("all asks fit: %v", got)
 	}
+	if got := pickRoundRobin(asks, -1); slices.Contains(got, true) {
+		t.Errorf("no token, yet picked: %v", got)
+	}
 }
 
 // A task the trace evicts and submits again while it still runs with us

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/paddock-sched/paddock/internal/core/app"
-	"github.com/paddock-sched/paddock/internal/resource"
 )
 
 // LostLifetime is how long the partition remembers an allocation released
@@ -21,23 +20,15 @@ const LostLifetime = 5 * time.Minute
 const MaxLost = 10_000
 
 // lostAsk is what the partition keeps of an allocation released with its
-// node: the ask it was, to be placed again when the RM reports that it
+// node: the ask it was (its key, application, resources, priority,
+// creation time, tags, task group, required node, placeholder, originator
+// and preemption flags), to be placed again when the RM reports that it
 // could not bind it (docs/reliability.md).
 type lostAsk struct {
-	appID, key   string
-	node         string // the node that was removed
-	res          resource.Vector
-	priority     int32
-	created      time.Time
-	tags         map[string]string
-	taskGroup    string
-	requiredNode string
-	placeholder  bool
-	originator   bool
-	preemptSelf  bool
-	preemptOther bool
-	expires      time.Time
-	gone         bool // taken or dropped: its place in the FIFO is stale
+	ask     app.Allocation
+	node    string // the node that was removed
+	expires time.Time
+	gone    bool // taken or dropped: its place in the FIFO is stale
 }
 
 // lostAsks is the partition's bounded, short-lived record of allocations
@@ -67,21 +58,21 @@ func (l *lostAsks) add(r *lostAsk) {
 	if l.limit == 0 {
 		l.limit = MaxLost
 	}
-	l.drop(r.appID, r.key)
+	l.drop(r.ask.AppID, r.ask.Key)
 	for l.n >= l.limit {
 		old := l.pop()
-		l.drop(old.appID, old.key)
+		l.drop(old.ask.AppID, old.ask.Key)
 		l.evicted++
 	}
 	if l.byApp == nil {
 		l.byApp = map[string]map[string]*lostAsk{}
 	}
-	keys := l.byApp[r.appID]
+	keys := l.byApp[r.ask.AppID]
 	if keys == nil {
 		keys = map[string]*lostAsk{}
-		l.byApp[r.appID] = keys
+		l.byApp[r.ask.AppID] = keys
 	}
-	keys[r.key] = r
+	keys[r.ask.Key] = r
 	l.n++
 	// stale entries are squeezed out once they are as many as the live
 	// ones: the FIFO stays within twice the limit
@@ -171,7 +162,7 @@ func (l *lostAsks) expire(now time.Time) {
 		if now.Before(r.expires) {
 			return
 		}
-		l.drop(r.appID, r.key)
+		l.drop(r.ask.AppID, r.ask.Key)
 	}
 }
 
@@ -203,12 +194,12 @@ func (p *Partition) rememberLost(x *app.Allocation, node string, now time.Time) 
 		return
 	}
 	p.lost.add(&lostAsk{
-		appID: x.AppID, key: x.Key, node: node,
-		res: x.Res, priority: x.Priority, created: x.Created, tags: x.Tags,
-		taskGroup: x.TaskGroup, requiredNode: x.RequiredNode,
-		placeholder: x.Placeholder, originator: x.Originator,
-		preemptSelf: x.PreemptSelf, preemptOther: x.PreemptOther,
-		expires: now.Add(LostLifetime),
+		ask: app.Allocation{
+			Key: x.Key, AppID: x.AppID, Res: x.Res, Priority: x.Priority, Created: x.Created, Tags: x.Tags,
+			TaskGroup: x.TaskGroup, RequiredNode: x.RequiredNode, Placeholder: x.Placeholder,
+			Originator: x.Originator, PreemptSelf: x.PreemptSelf, PreemptOther: x.PreemptOther,
+		},
+		node: node, expires: now.Add(LostLifetime),
 	})
 }
 
@@ -257,8 +248,8 @@ func (p *Partition) verifyLost(bad func(string, ...any)) {
 		}
 		for key, r := range keys {
 			n++
-			if r.gone || r.appID != appID || r.key != key {
-				bad("lost allocation %s/%s: recorded as %s/%s, gone %v", appID, key, r.appID, r.key, r.gone)
+			if r.gone || r.ask.AppID != appID || r.ask.Key != key {
+				bad("lost allocation %s/%s: recorded as %s/%s, gone %v", appID, key, r.ask.AppID, r.ask.Key, r.gone)
 			}
 			if ok {
 				if _, known := a.Allocation(key); known {

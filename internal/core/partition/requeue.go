@@ -101,23 +101,20 @@ func (p *Partition) Requeue(appID, key string, now time.Time) (Requeued, error) 
 // requeueLost brings back the ask of r, an allocation released with its
 // node, after the RM reported that it could not bind it.
 func (p *Partition) requeueLost(r *lostAsk, now time.Time) (Requeued, error) {
-	a, ok := p.apps[r.appID]
+	a, ok := p.apps[r.ask.AppID]
 	if !ok {
-		return 0, fmt.Errorf("allocation %s: unknown application %s", r.key, r.appID) // dropped with it: cannot happen
+		return 0, fmt.Errorf("allocation %s: unknown application %s", r.ask.Key, r.ask.AppID) // dropped with it: cannot happen
 	}
-	if r.placeholder && a.GangTimedOut {
+	if r.ask.Placeholder && a.GangTimedOut {
 		p.Out.Released = append(p.Out.Released, Released{
-			Partition: p.Name, AppID: a.ID, AllocationKey: r.key, Termination: Timeout,
+			Partition: p.Name, AppID: a.ID, AllocationKey: r.ask.Key, Termination: Timeout,
 			Message: "releasing pending placeholders on placeholder timeout", Again: true,
 		})
 		return RequeuedTimedOut, nil
 	}
-	x := &app.Allocation{
-		Key: r.key, AppID: r.appID, Res: r.res, Priority: r.priority, Created: r.created, Tags: r.tags,
-		TaskGroup: r.taskGroup, RequiredNode: r.requiredNode, Placeholder: r.placeholder,
-		Originator: r.originator, PreemptSelf: r.preemptSelf, PreemptOther: r.preemptOther,
-	}
-	if err := p.addAskTo(a, x, now, app.HashKey(r.key), true); err != nil {
+	x := new(app.Allocation)
+	*x = r.ask
+	if err := p.addAskTo(a, x, now, app.HashKey(x.Key), true); err != nil {
 		return 0, err
 	}
 	if x.Placeholder {

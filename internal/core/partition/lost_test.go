@@ -227,25 +227,34 @@ func TestLostNotRecorded(t *testing.T) {
 	}
 }
 
+// gangRig is a partition of deepTree with node n1 and gang application
+// gang (a 1-minute placeholder timeout) whose two placeholders ph0 and ph1
+// of task group tg are placed on n1.
+func gangRig(t *testing.T) *Partition {
+	t.Helper()
+	p := mustPartition(t, deepTree)
+	_ = p.AddNode("n1", vec(4000, 8<<30), resource.Vector{}, nil, true)
+	if err := p.AddApp(AppRequest{ID: "gang", Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
+		ExecutionTimeout: time.Minute}, t0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("ph", i), AppID: "gang", Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.Schedule(t0); got != 2 {
+		t.Fatalf("placed %d placeholders, want 2", got)
+	}
+	return p
+}
+
 // A placeholder that went with its node comes back as the same
 // placeholder: the gang's counts are as before. Once the gang timed out,
 // the RM is told to release it for the timeout instead.
 func TestLostPlaceholder(t *testing.T) {
 	for _, timedOut := range []bool{false, true} {
-		p := mustPartition(t, deepTree)
-		_ = p.AddNode("n1", vec(4000, 8<<30), resource.Vector{}, nil, true)
-		if err := p.AddApp(AppRequest{ID: "gang", Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
-			ExecutionTimeout: time.Minute}, t0); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 2 {
-			if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("ph", i), AppID: "gang", Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, t0); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := p.Schedule(t0); got != 2 {
-			t.Fatalf("placed %d placeholders, want 2", got)
-		}
+		p := gangRig(t)
 		_ = p.AddNode("n2", vec(4000, 8<<30), resource.Vector{}, nil, true)
 		now := t0.Add(time.Second)
 		_ = p.RemoveNode("n1", now)
@@ -417,20 +426,7 @@ func TestLostBounded(t *testing.T) {
 // a pending ask that a timed-out gang never places and that would keep
 // its application from completing.
 func TestTimedOutPlaceholderNotRequeued(t *testing.T) {
-	p := mustPartition(t, deepTree)
-	_ = p.AddNode("n1", vec(4000, 8<<30), resource.Vector{}, nil, true)
-	if err := p.AddApp(AppRequest{ID: "gang", Queue: "root.p1.l2", User: "g", PlaceholderAsk: vec(2000, 2<<29),
-		ExecutionTimeout: time.Minute}, t0); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 2 {
-		if err := p.AddAsk(&app.Allocation{Key: fmt.Sprint("ph", i), AppID: "gang", Res: vec(1000, 1<<29), Placeholder: true, TaskGroup: "tg"}, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := p.Schedule(t0); got != 2 {
-		t.Fatalf("placed %d placeholders, want 2", got)
-	}
+	p := gangRig(t)
 	p.Out.Take()
 	now := t0.Add(2 * time.Minute)
 	p.Tick(now)

@@ -1,7 +1,5 @@
 package replay
 
-import "time"
-
 // The scheduler's work per equivalence class.
 //
 // Borg's scheduler does not score every task: "tasks in a Borg job usually
@@ -49,12 +47,12 @@ func classOf(t *task) classKey {
 	return classKey{job: t.job, prio: t.prio, cpu: t.cpu, mem: t.mem, different: t.spread}
 }
 
-// takeByClass lets through, in orderRoundRobin's order, the ready asks the
-// ask tokens and the class tokens allow at the cycle at, whose previous
-// cycle was prev; it returns the asks left waiting.
-func (s *sim) takeByClass(live []readyAsk, prev, at time.Duration) []readyAsk {
+// pickByClass chooses, in orderRoundRobin's order, the ready asks the ask
+// tokens and the class tokens allow, and spends those tokens. It returns
+// which asks, by index.
+func (s *sim) pickByClass(live []readyAsk) []bool {
 	open := map[classKey]bool{}
-	taken := make([]bool, len(live))
+	pick := make([]bool, len(live))
 	for _, i := range orderRoundRobin(live) {
 		if s.tokens < 1 {
 			break
@@ -68,15 +66,7 @@ func (s *sim) takeByClass(live []readyAsk, prev, at time.Duration) []readyAsk {
 			open[k] = true
 		}
 		s.tokens--
-		taken[i] = true
+		pick[i] = true
 	}
-	rest := make([]readyAsk, 0, len(live))
-	for i, r := range live {
-		if taken[i] {
-			s.release(r, reach(r, prev, at))
-		} else {
-			rest = append(rest, r)
-		}
-	}
-	return rest
+	return pick
 }

@@ -86,22 +86,23 @@ func (s *sim) dispatch(at time.Duration) {
 	if len(live) == 0 {
 		return
 	}
+	var pick []bool
 	if s.opts.ClassRate > 0 {
-		s.readyQ = s.takeByClass(live, prev, at)
-		return
-	}
-	n := int(s.tokens)
-	if n >= len(live) {
-		for _, r := range live {
-			s.release(r, reach(r, prev, at))
+		pick = s.pickByClass(live)
+	} else {
+		n := int(s.tokens)
+		if n >= len(live) {
+			for _, r := range live {
+				s.release(r, reach(r, prev, at))
+			}
+			s.readyQ = s.readyQ[:0]
+			s.tokens -= float64(len(live))
+			return
 		}
-		s.readyQ = s.readyQ[:0]
-		s.tokens -= float64(len(live))
-		return
+		s.tokens -= float64(n)
+		pick = pickRoundRobin(live, n)
 	}
-	s.tokens -= float64(n)
-	pick := pickRoundRobin(live, n)
-	rest := make([]readyAsk, 0, len(live)-n)
+	rest := make([]readyAsk, 0, len(live))
 	for i, r := range live {
 		if pick[i] {
 			s.release(r, reach(r, prev, at))

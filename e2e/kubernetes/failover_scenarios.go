@@ -80,20 +80,19 @@ type failover struct {
 // leader when a third of the wave is bound, measures the takeover, runs
 // after (when set) and checks the wave and the gang.
 func failoverScenario(ctx context.Context, c *cluster, f failover) error {
-	id, what, act, after := f.id, f.what, f.act, f.after
 	h, err := startPair(ctx, c, f.viaProxy)
 	if err != nil {
 		return err
 	}
 	defer h.stop()
-	w := c.haWave(id)
+	w := c.haWave(f.id)
 	w.held = f.held
 	t, err := c.track(ctx, "wave="+w.id)
 	if err != nil {
 		return err
 	}
 	defer t.close()
-	gangNS, gangApp := id+"-gang", id+"-gang-app"
+	gangNS, gangApp := f.id+"-gang", f.id+"-gang-app"
 	if err := c.ensureNamespace(ctx, gangNS); err != nil {
 		return err
 	}
@@ -155,9 +154,9 @@ func failoverScenario(ctx context.Context, c *cluster, f failover) error {
 		// wave: no takeover can be timed on it
 		return fmt.Errorf("void: only %d of %d pods left unbound at the act", left, w.pods)
 	}
-	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { act(old) })
+	to, err := measureTakeover(ctx, t, old.identity, h.holder, func() { f.act(old) })
 	if err != nil {
-		h.dumpCore(ctx, id)
+		h.dumpCore(ctx, f.id)
 		return err
 	}
 	next := h.byIdentity(to.to)
@@ -166,9 +165,9 @@ func failoverScenario(ctx context.Context, c *cluster, f failover) error {
 	}
 	h.fwd.set(next.rest)
 	logf("   %s of %s with %d of %d bound: lease to %s after %s, first bind by the new leader after %s",
-		what, old.identity, bound, w.pods, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
-	if after != nil {
-		if err := after(h, old, next); err != nil {
+		f.what, old.identity, bound, w.pods, to.to, to.lease.Round(time.Millisecond), to.firstBind.Round(time.Millisecond))
+	if f.after != nil {
+		if err := f.after(h, old, next); err != nil {
 			return err
 		}
 	} else {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -464,4 +465,28 @@ func (c *cluster) patchShimConfig(ctx context.Context, keys map[string]string) e
 // restAt is rest against the Paddock REST API at addr (a replica's own).
 func (c *cluster) restAt(ctx context.Context, addr, path string, into any) error {
 	return restJSON(ctx, "http://"+addr, path, into)
+}
+
+// dumpCore writes what each live replica's Paddock holds (its REST
+// partition, queues, nodes and applications) to the working directory,
+// for a takeover that placed nothing.
+func (h *haPair) dumpCore(ctx context.Context, id string) {
+	for _, r := range h.reps {
+		if r.p == nil || r.p.exited() {
+			continue
+		}
+		for _, path := range []string{"/ws/v1/partitions", "/ws/v1/partition/default/queues", "/ws/v1/partition/default/nodes", "/ws/v1/partition/default/applications"} {
+			var v any
+			if err := h.c.restAt(ctx, r.rest, path, &v); err != nil {
+				logf("   dump %s %s: %v", r.identity, path, err)
+				continue
+			}
+			b, _ := json.MarshalIndent(v, "", " ")
+			name := filepath.Join(h.c.work, fmt.Sprintf("dump-%s-%s%s.json", id, r.identity, strings.ReplaceAll(path, "/", "_")))
+			if err := os.WriteFile(name, b, 0o644); err != nil {
+				logf("   dump: %v", err)
+			}
+		}
+		logf("   dumped %s's core state to %s", r.identity, h.c.work)
+	}
 }

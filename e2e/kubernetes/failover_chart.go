@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	authzv1 "k8s.io/api/authorization/v1"
@@ -215,28 +213,4 @@ func (c *cluster) leaseAccess(ctx context.Context, sa string) ([]string, error) 
 		}
 	}
 	return denied, nil
-}
-
-// dumpCore writes what each live replica's Paddock holds (its REST
-// partition, queues, nodes and applications) to the working directory,
-// for a takeover that placed nothing.
-func (h *haPair) dumpCore(ctx context.Context, id string) {
-	for _, r := range h.reps {
-		if r.p == nil || r.p.exited() {
-			continue
-		}
-		for _, path := range []string{"/ws/v1/partitions", "/ws/v1/partition/default/queues", "/ws/v1/partition/default/nodes", "/ws/v1/partition/default/applications"} {
-			var v any
-			if err := h.c.restAt(ctx, r.rest, path, &v); err != nil {
-				logf("   dump %s %s: %v", r.identity, path, err)
-				continue
-			}
-			b, _ := json.MarshalIndent(v, "", " ")
-			name := filepath.Join(h.c.work, fmt.Sprintf("dump-%s-%s%s.json", id, r.identity, strings.ReplaceAll(path, "/", "_")))
-			if err := os.WriteFile(name, b, 0o644); err != nil {
-				logf("   dump: %v", err)
-			}
-		}
-		logf("   dumped %s's core state to %s", r.identity, h.c.work)
-	}
 }

@@ -475,10 +475,12 @@ func (p *Partition) unmarkRunning(a *app.App, leaf *queue.Queue) {
 }
 
 // Release removes an ask or allocation of an application at the RM's
-// request. It reports whether the key was known. A key the application
-// knows has no record of an allocation released with its node (lost.go);
-// the RM's release of such a record goes through ForgetLost.
+// request. It reports whether the key was known. A key released with its
+// node is forgotten (lost.go).
 func (p *Partition) Release(appID, key string, now time.Time) bool {
+	if p.lost.n > 0 {
+		p.lost.drop(appID, key)
+	}
 	a, ok := p.apps[appID]
 	if !ok {
 		return false
